@@ -1,0 +1,171 @@
+/**
+ * The dialect contract: one implementation per protocol version owns every
+ * version-specific fact (methods, schemas, capability shaping, features,
+ * transport rules, era and result encoding). Adding a version is one module
+ * plus one registry entry.
+ *
+ * @module
+ */
+
+import type { McpError } from "./errors.ts";
+import type { Schema } from "./schema.ts";
+import type { Era, Implementation, ServerCapabilities } from "./types.ts";
+
+/**
+ * A version-specific feature the engine asks a dialect about.
+ *
+ * - `batching`: JSON-RPC batches are part of the version.
+ * - `titles`, `icons`, `structured_output`, `resource_links`, `elicitation`,
+ *   `url_elicitation`, `sampling_tools`, `tasks`, `audio`, `tool_annotations`,
+ *   `completion_context`: the wire fields or methods of that name exist.
+ * - `tool_input_errors_as_results`: invalid tool arguments are answered with
+ *   an `isError` result rather than `-32602` (SEP-1303, 2025-11-25 on).
+ * - `input_required`: server-to-client input is asked through multi
+ *   round-trip `input_required` results instead of requests.
+ * - `result_type`, `caching`, `discover`, `listen`: the 2026-07-28 additions.
+ *
+ * @example
+ * ```ts
+ * import type { Feature } from "@anubis/core";
+ * const feature: Feature = "structured_output";
+ * ```
+ */
+export type Feature =
+  | "batching"
+  | "titles"
+  | "icons"
+  | "audio"
+  | "tool_annotations"
+  | "structured_output"
+  | "resource_links"
+  | "elicitation"
+  | "url_elicitation"
+  | "sampling_tools"
+  | "completion_context"
+  | "tasks"
+  | "tool_input_errors_as_results"
+  | "input_required"
+  | "result_type"
+  | "caching"
+  | "discover"
+  | "listen";
+
+/**
+ * Transport rules that vary per version.
+ *
+ * @example
+ * ```ts
+ * import type { TransportRules } from "@anubis/core";
+ * const rules: TransportRules = { batching: false, protocolVersionHeader: true };
+ * ```
+ */
+export interface TransportRules {
+  /** JSON-RPC batch arrays are part of the version. */
+  batching: boolean;
+  /** HTTP clients must send `MCP-Protocol-Version` after `initialize` (or on every request). */
+  protocolVersionHeader: boolean;
+}
+
+/**
+ * Caching hints for a cacheable stateless-era result.
+ *
+ * @example
+ * ```ts
+ * import type { CacheHint } from "@anubis/core";
+ * const hint: CacheHint = { ttlMs: 300_000, scope: "public" };
+ * ```
+ */
+export interface CacheHint {
+  /** Freshness in milliseconds; an integer >= 0. */
+  ttlMs: number;
+  /** `public` when the result is the same for every caller. */
+  scope: "public" | "private";
+}
+
+/**
+ * What a dialect needs to know to encode a result.
+ *
+ * @example
+ * ```ts
+ * import type { EncodeContext } from "@anubis/core";
+ * const context: EncodeContext = { serverInfo: { name: "s", version: "1" }, retry: false };
+ * ```
+ */
+export interface EncodeContext {
+  /** The server's identity, stamped into stateless results' `_meta`. */
+  serverInfo: Implementation;
+  /** The caching hint for a cacheable result, when the server gave one. */
+  cacheHint?: CacheHint;
+  /** The request answered a multi round-trip retry, so its result must not be cached. */
+  retry: boolean;
+}
+
+/**
+ * One protocol version. See `@anubis/dialects` for the four implementations.
+ *
+ * Method lists name what the server handles (`requestMethods`,
+ * `notificationMethods`) and what it may send (`serverRequestMethods`,
+ * `serverNotificationMethods`).
+ *
+ * @example
+ * ```ts
+ * import type { Dialect } from "@anubis/core";
+ * function describe(dialect: Dialect): string {
+ *   return `${dialect.version} (${dialect.era})`;
+ * }
+ * ```
+ */
+export interface Dialect {
+  /** The version string, such as `"2025-11-25"`. */
+  readonly version: string;
+  /** The era the version belongs to. */
+  readonly era: Era;
+  /** Client-to-server request methods of this version. */
+  readonly requestMethods: readonly string[];
+  /** Client-to-server notification methods of this version. */
+  readonly notificationMethods: readonly string[];
+  /** Server-to-client request methods (empty in the stateless era). */
+  readonly serverRequestMethods: readonly string[];
+  /** Server-to-client notification methods. */
+  readonly serverNotificationMethods: readonly string[];
+  /** The params schema of a client request, or `undefined` for an unknown method. */
+  requestParamsSchema(method: string): Schema | undefined;
+  /** The params schema of a client notification, or `undefined` for an unknown method. */
+  notificationParamsSchema(method: string): Schema | undefined;
+  /** The result schema of a request (either direction), or `undefined` when not modelled. */
+  requestResultSchema(method: string): Schema | undefined;
+  /** The full envelope schema of every client request of this version. */
+  readonly requestMessageSchema: Schema;
+  /** The full envelope schema of every client notification of this version. */
+  readonly notificationMessageSchema: Schema;
+  /** The `notifications/progress` params schema. */
+  readonly progressParamsSchema: Schema;
+  /**
+   * The schema of `params._meta` that every request of a stateless version
+   * carries (protocol version, client capabilities, optional client info and
+   * log level); `undefined` in the legacy era.
+   */
+  readonly requestMetaSchema?: Schema;
+  /** Keeps only the capabilities this version can advertise. */
+  serverCapabilities(declared: ServerCapabilities): ServerCapabilities;
+  /** The features of this version. */
+  readonly supportedFeatures: readonly Feature[];
+  /** Whether this version has a feature. */
+  supportsFeature(feature: Feature): boolean;
+  /** Transport rules of this version. */
+  readonly transportRules: TransportRules;
+  /**
+   * Encodes the result of a client request for this version: drops fields the
+   * version lacks and, in the stateless era, adds `resultType`, the server's
+   * identity in `_meta` and the caching fields of cacheable results.
+   */
+  encodeResult(
+    method: string,
+    result: Record<string, unknown>,
+    context: EncodeContext,
+  ): Record<string, unknown>;
+  /** Encodes the params of a server-to-client request (or embedded input request) for this version. */
+  encodeServerRequest(method: string, params: Record<string, unknown>): Record<string, unknown>;
+  /** The error for a resource that does not exist (`-32002` before 2026, `-32602` after). */
+  resourceNotFound(uri: string): McpError;
+}

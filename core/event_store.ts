@@ -1,0 +1,103 @@
+/**
+ * The `EventStore` contract for Streamable HTTP resumability (seed 002).
+ *
+ * @module
+ */
+
+/**
+ * One recorded event of a session's standalone stream.
+ *
+ * @example
+ * ```ts
+ * import type { StoredEvent } from "@anubis/core";
+ * const event: StoredEvent = { id: 1, data: '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}' };
+ * ```
+ */
+export interface StoredEvent {
+  /** The session-scoped, strictly increasing event id (the first is 1). */
+  id: number;
+  /** The message as sent (one JSON-RPC message as JSON text). */
+  data: string;
+}
+
+/**
+ * Records the messages sent on each session's standalone SSE stream (the one
+ * opened with `GET`) and replays them after a `Last-Event-ID`.
+ *
+ * - Ids are session-scoped and strictly increasing across reconnects; the store,
+ *   not the connection, owns the counter, and the first id of a session is 1.
+ * - A session's events are never visible to another session.
+ * - Every method rejects when it cannot do its work; the transport then fails
+ *   closed (an append that failed is never delivered, a failed `delete` on
+ *   `DELETE` keeps the session so the client can retry).
+ *
+ * @example
+ * ```ts
+ * import type { EventStore, StoredEvent } from "@anubis/core";
+ * class TinyStore implements EventStore {
+ *   #events = new Map<string, StoredEvent[]>();
+ *   append(sessionId: string, data: string): Promise<number> {
+ *     const list = this.#events.get(sessionId) ?? [];
+ *     const id = (list.at(-1)?.id ?? 0) + 1;
+ *     list.push({ id, data });
+ *     this.#events.set(sessionId, list);
+ *     return Promise.resolve(id);
+ *   }
+ *   replay(sessionId: string, afterId: number): Promise<StoredEvent[]> {
+ *     return Promise.resolve((this.#events.get(sessionId) ?? []).filter((e) => e.id > afterId));
+ *   }
+ *   latestId(sessionId: string): Promise<number> {
+ *     return Promise.resolve(this.#events.get(sessionId)?.at(-1)?.id ?? 0);
+ *   }
+ *   delete(sessionId: string): Promise<void> {
+ *     this.#events.delete(sessionId);
+ *     return Promise.resolve();
+ *   }
+ * }
+ * const store = new TinyStore();
+ * console.log(await store.append("s", "x")); // 1
+ * ```
+ */
+export interface EventStore {
+  /**
+   * Records `data` as the next event of the session and returns its id.
+   *
+   * @param sessionId The session.
+   * @param data The message text.
+   * @returns The new event id.
+   */
+  append(sessionId: string, data: string): Promise<number>;
+  /**
+   * The events recorded after `afterId`, in ascending id order. A store with
+   * bounded retention returns only what it still holds.
+   *
+   * @param sessionId The session.
+   * @param afterId The last id the client saw (0 for everything).
+   * @returns The events.
+   */
+  replay(sessionId: string, afterId: number): Promise<StoredEvent[]>;
+  /**
+   * The highest id assigned to the session so far, or 0.
+   *
+   * @param sessionId The session.
+   * @returns The id.
+   */
+  latestId(sessionId: string): Promise<number>;
+  /**
+   * Drops every event of the session. Idempotent.
+   *
+   * @param sessionId The session.
+   */
+  delete(sessionId: string): Promise<void>;
+  /**
+   * Optional live tail across instances: yields events appended after
+   * `afterId` by any instance, until `signal` aborts. Stores shared between
+   * processes implement it so the instance holding a stream sees events other
+   * instances append.
+   *
+   * @param sessionId The session.
+   * @param afterId Yield only events after this id.
+   * @param signal Stops the tail.
+   */
+  tail?(sessionId: string, afterId: number, signal: AbortSignal): AsyncIterable<StoredEvent>;
+}

@@ -1,0 +1,328 @@
+/**
+ * The `Frame`: what every handler receives. User data in `assigns`, the
+ * read-only `context` of the request, and request-scoped helpers that work in
+ * both eras.
+ *
+ * @module
+ */
+
+import type { Dialect } from "./dialect.ts";
+import { ErrorCode, McpError } from "./errors.ts";
+import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
+import type { Notifier } from "./notifier.ts";
+import * as s from "./schema.ts";
+import type {
+  ClientCapabilities,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Era,
+  Implementation,
+  ListRootsResult,
+  LogLevel,
+} from "./types.ts";
+import { LOG_LEVELS } from "./types.ts";
+
+/**
+ * The read-only facts of the request a handler serves.
+ *
+ * @example
+ * ```ts
+ * import type { FrameContext } from "@anubis/core";
+ * function who(context: FrameContext): string {
+ *   return `${context.clientInfo.name ?? "anonymous"} over ${context.transport}`;
+ * }
+ * ```
+ */
+export interface FrameContext {
+  /** The era of the request. */
+  readonly era: Era;
+  /** The protocol version of the request (the negotiated one in the legacy era). */
+  readonly protocolVersion: string;
+  /** The legacy session id, when the transport has one. */
+  readonly sessionId?: string;
+  /** The client's identity; `{}` when the client sent none. */
+  readonly clientInfo: Partial<Implementation>;
+  /** The client's capabilities (of the session, or of this request). */
+  readonly clientCapabilities: ClientCapabilities;
+  /** Whether `notifications/initialized` arrived (always `true` in the stateless era). */
+  readonly initialized: boolean;
+  /** The method being served, when serving a request or notification. */
+  readonly method?: string;
+  /** The request id, when serving a request. */
+  readonly requestId?: RequestId;
+  /** The request's `params._meta`. */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** The transport kind: `"stdio"`, `"http"` or another adapter's name. */
+  readonly transport: string;
+  /** Request headers (lowercased names), for HTTP. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** What an HTTP middleware attached to the request. */
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** Authentication facts a middleware attached, if any. */
+  readonly authInfo?: unknown;
+  /** Aborts when the request is cancelled or its client went away. */
+  readonly signal: AbortSignal;
+}
+
+/** Hooks the engine gives a frame; not part of the public API. */
+export interface FrameScope {
+  context: FrameContext;
+  dialect: Dialect;
+  notify: Notifier;
+  assigns: { value: Record<string, unknown> };
+  /** Sends a message related to this request (its SSE stream, or stdout). */
+  emit(message: JsonRpcMessage): Promise<void>;
+  /** The minimum level this request may log at, or `undefined` for no logs. */
+  logLevel(): LogLevel | undefined;
+  /** Whether the server declared the logging capability. */
+  canLog: boolean;
+  /** Sends a real server-to-client request (legacy era). */
+  request?(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  /** Collects multi round-trip input (stateless era). */
+  inputs?: InputCollector;
+}
+
+/**
+ * Collects the input requests of one stateless round: answers come from the
+ * retry, missing ones are gathered and the handler is parked.
+ */
+export class InputCollector {
+  /** Answers by key: those of earlier rounds plus this retry's. */
+  readonly answers: Record<string, unknown>;
+  /** Keys whose answers the handler used this round. */
+  readonly used: Set<string> = new Set();
+  /** Input requests this round still needs, by key. */
+  readonly pending: Map<string, { method: string; params: Record<string, unknown> }> = new Map();
+  /** Resolves once the first input was requested. */
+  readonly requested: Promise<void>;
+  #resolve!: () => void;
+
+  /** @param answers The answers known to this round. */
+  constructor(answers: Record<string, unknown>) {
+    this.answers = answers;
+    this.requested = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** Records a needed input and wakes the engine. */
+  need(key: string, method: string, params: Record<string, unknown>): void {
+    this.pending.set(key, { method, params });
+    this.#resolve();
+  }
+}
+
+const KEY_PREFIX: Record<string, string> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
+
+/**
+ * Options of the input helpers.
+ *
+ * @example
+ * ```ts
+ * import type { InputOptions } from "@anubis/core";
+ * const options: InputOptions = { key: "user_name" };
+ * ```
+ */
+export interface InputOptions {
+  /**
+   * The stateless input key (default: derived from the call order, which is
+   * stable across rounds). Ignored in the legacy era.
+   */
+  key?: string;
+}
+
+/**
+ * What a handler receives. In the legacy era `assigns` lives as long as the
+ * session; in the stateless era, as long as the request.
+ *
+ * @example
+ * ```ts
+ * import type { Frame } from "@anubis/core";
+ * async function handler(_args: unknown, frame: Frame) {
+ *   await frame.progress(50, { total: 100 });
+ *   await frame.log("info", "half way");
+ *   frame.assigns.calls = Number(frame.assigns.calls ?? 0) + 1;
+ *   return "done";
+ * }
+ * ```
+ */
+export class Frame {
+  #scope: FrameScope;
+  #inputCount = 0;
+
+  /** @param scope The engine's hooks for this request. */
+  constructor(scope: FrameScope) {
+    this.#scope = scope;
+  }
+
+  /** User data: per session (legacy) or per request (stateless). */
+  get assigns(): Record<string, unknown> {
+    return this.#scope.assigns.value;
+  }
+  set assigns(value: Record<string, unknown>) {
+    this.#scope.assigns.value = value;
+  }
+
+  /** The read-only facts of this request. */
+  get context(): FrameContext {
+    return this.#scope.context;
+  }
+
+  /** Aborts when the request is cancelled. */
+  get signal(): AbortSignal {
+    return this.#scope.context.signal;
+  }
+
+  /** Publishes list changes and resource updates. */
+  get notify(): Notifier {
+    return this.#scope.notify;
+  }
+
+  /**
+   * Reports progress, when the request asked for it with a `progressToken`.
+   *
+   * @param progress The progress so far; must increase.
+   * @param options The total and a message.
+   */
+  async progress(
+    progress: number,
+    options: { total?: number; message?: string } = {},
+  ): Promise<void> {
+    const token = this.#scope.context.meta.progressToken;
+    if ((typeof token !== "string" && typeof token !== "number") || this.signal.aborted) return;
+    const params: Record<string, unknown> = { progressToken: token, progress };
+    if (options.total !== undefined) params.total = options.total;
+    if (options.message !== undefined) params.message = options.message;
+    await this.#scope.emit({ jsonrpc: "2.0", method: "notifications/progress", params });
+  }
+
+  /**
+   * Sends a log message when the client's level allows it (legacy:
+   * `logging/setLevel`; stateless: the request's `_meta` log level, and no
+   * logs at all without one).
+   *
+   * @param level The message's level.
+   * @param data Any JSON value.
+   * @param logger The logger's name.
+   */
+  async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    const minimum = this.#scope.logLevel();
+    if (!this.#scope.canLog || !minimum || this.signal.aborted) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(minimum)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    await this.#scope.emit({ jsonrpc: "2.0", method: "notifications/message", params });
+  }
+
+  /**
+   * Asks the user for input: a real `elicitation/create` request on a legacy
+   * session, an `input_required` round in the stateless era.
+   *
+   * @param params The elicitation (form or URL mode).
+   * @param options The stateless input key.
+   * @returns The user's answer.
+   */
+  elicit(params: ElicitParams, options: InputOptions = {}): Promise<ElicitResult> {
+    const url = params.mode === "url";
+    const caps = this.#scope.context.clientCapabilities.elicitation;
+    // `elicitation: {}` declares form mode only.
+    const declared = caps !== undefined &&
+      (url ? caps.url !== undefined : caps.form !== undefined || caps.url === undefined);
+    const feature = url ? "url_elicitation" : "elicitation";
+    return this.#input("elicitation/create", params, options, declared, feature, {
+      elicitation: url ? { url: {} } : {},
+    }) as Promise<ElicitResult>;
+  }
+
+  /**
+   * Asks the client to sample its LLM.
+   *
+   * @param params The sampling request.
+   * @param options The stateless input key.
+   * @returns The sampled message.
+   */
+  sample(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {
+    const declared = this.#scope.context.clientCapabilities.sampling !== undefined;
+    return this.#input("sampling/createMessage", params, options, declared, undefined, {
+      sampling: {},
+    }) as Promise<CreateMessageResult>;
+  }
+
+  /**
+   * Asks the client for its roots.
+   *
+   * @param options The stateless input key.
+   * @returns The roots.
+   */
+  listRoots(options: InputOptions = {}): Promise<ListRootsResult> {
+    const declared = this.#scope.context.clientCapabilities.roots !== undefined;
+    return this.#input("roots/list", {}, options, declared, undefined, {
+      roots: {},
+    }) as Promise<ListRootsResult>;
+  }
+
+  #input(
+    method: string,
+    params: Record<string, unknown>,
+    options: InputOptions,
+    declared: boolean,
+    feature: "elicitation" | "url_elicitation" | undefined,
+    required: ClientCapabilities,
+  ): Promise<unknown> {
+    const { dialect } = this.#scope;
+    const index = ++this.#inputCount;
+    if (feature && !dialect.supportsFeature(feature)) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.INVALID_REQUEST,
+          `${method} is not part of protocol ${dialect.version}`,
+        ),
+      );
+    }
+    const inputs = this.#scope.inputs;
+    if (!inputs) {
+      if (!this.#scope.request) {
+        return Promise.reject(
+          new McpError(
+            ErrorCode.INTERNAL_ERROR,
+            `${method} input can only be asked while serving tools/call, prompts/get or resources/read`,
+          ),
+        );
+      }
+      if (!declared) {
+        return Promise.reject(
+          new McpError(
+            ErrorCode.INVALID_REQUEST,
+            `The client did not declare the capability ${method} needs`,
+            { requiredCapabilities: required },
+          ),
+        );
+      }
+      return this.#scope.request(method, dialect.encodeServerRequest(method, params), this.signal);
+    }
+    if (!declared) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
+          `The client did not declare the capability ${method} needs`,
+          { requiredCapabilities: required },
+        ),
+      );
+    }
+    const key = options.key ?? `${KEY_PREFIX[method]}_${index}`;
+    const answer = inputs.answers[key];
+    const schema = dialect.requestResultSchema(method);
+    if (answer !== undefined && (!schema || s.validate(schema, answer).ok)) {
+      inputs.used.add(key);
+      return Promise.resolve(answer);
+    }
+    inputs.need(key, method, dialect.encodeServerRequest(method, params));
+    // The handler is parked: the engine answers `input_required` and the
+    // client retries the whole request with the answers.
+    return new Promise(() => {});
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Validation of tool arguments and structured output: JSON Schema (2020-12,
+ * compiled once with Ajv, loaded on first use) or any Standard Schema
+ * (zod, valibot, arktype…).
+ *
+ * @module
+ */
+
+/**
+ * A JSON Schema object.
+ *
+ * @example
+ * ```ts
+ * import type { JsonSchema } from "@anubis/core";
+ * const schema: JsonSchema = { type: "object", properties: { city: { type: "string" } } };
+ * ```
+ */
+export type JsonSchema = { [key: string]: unknown };
+
+/**
+ * The Standard Schema v1 interface (https://standardschema.dev), with the
+ * optional Standard JSON Schema converter used to list the tool.
+ *
+ * @example
+ * ```ts
+ * import type { StandardSchemaV1 } from "@anubis/core";
+ * const even: StandardSchemaV1<number> = {
+ *   "~standard": {
+ *     version: 1,
+ *     vendor: "example",
+ *     validate: (v) => typeof v === "number" && v % 2 === 0
+ *       ? { value: v }
+ *       : { issues: [{ message: "expected an even number" }] },
+ *   },
+ * };
+ * ```
+ */
+export interface StandardSchemaV1<Output = unknown> {
+  /** The Standard Schema properties. */
+  readonly "~standard": {
+    /** Always 1. */
+    readonly version: 1;
+    /** The library's name. */
+    readonly vendor: string;
+    /** Validates a value. */
+    readonly validate: (
+      value: unknown,
+    ) =>
+      | StandardResult<Output>
+      | Promise<StandardResult<Output>>;
+    /** The Standard JSON Schema converter, when the library has one. */
+    readonly jsonSchema?: {
+      readonly input: (options: { target: string }) => Record<string, unknown>;
+      readonly output?: (options: { target: string }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** The result of a Standard Schema validation. */
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | {
+    readonly issues: readonly {
+      readonly message: string;
+      readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[];
+    }[];
+  };
+
+/**
+ * Tells whether a value is a Standard Schema.
+ *
+ * @param value Any value.
+ * @returns `true` when it has a `~standard` property.
+ *
+ * @example
+ * ```ts
+ * import { isStandardSchema } from "@anubis/core";
+ * console.log(isStandardSchema({ type: "object" })); // false
+ * ```
+ */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return typeof value === "object" && value !== null && "~standard" in value;
+}
+
+/** The outcome of a {@link Validator}. */
+export type Validation = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * A compiled validator.
+ *
+ * @example
+ * ```ts
+ * import { compileValidator } from "@anubis/core";
+ * const validate = compileValidator({ type: "object", required: ["a"] });
+ * console.log((await validate({})).ok); // false
+ * ```
+ */
+export type Validator = (value: unknown) => Validation | Promise<Validation>;
+
+type AjvValidate = ((value: unknown) => boolean) & {
+  errors?: { instancePath: string; message?: string }[] | null;
+};
+type AjvInstance = { compile(schema: JsonSchema): AjvValidate };
+
+let ajv: Promise<AjvInstance> | undefined;
+
+function loadAjv(): Promise<AjvInstance> {
+  ajv ??= import("ajv/dist/2020.js").then((module) => {
+    const Ajv = (module.default ?? module) as unknown as new (options: object) => AjvInstance;
+    return new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  });
+  return ajv;
+}
+
+/**
+ * Compiles a JSON Schema or wraps a Standard Schema into a validator. A JSON
+ * Schema is compiled once, on its first use.
+ *
+ * @param schema The schema.
+ * @returns The validator.
+ *
+ * @example
+ * ```ts
+ * import { compileValidator } from "@anubis/core";
+ * const validate = compileValidator({ type: "object", properties: { n: { type: "integer" } } });
+ * console.log(await validate({ n: 1.5 })); // { ok: false, message: "n: must be integer" }
+ * ```
+ */
+export function compileValidator(schema: JsonSchema | StandardSchemaV1): Validator {
+  if (isStandardSchema(schema)) {
+    const standard = schema["~standard"];
+    return async (value) => {
+      const result = await standard.validate(value);
+      if (!result.issues) return { ok: true, value: result.value };
+      return { ok: false, message: result.issues.map(formatStandardIssue).join("; ") };
+    };
+  }
+  let compiled: AjvValidate | undefined;
+  const run = (value: unknown): Validation => {
+    if (compiled!(value)) return { ok: true, value };
+    return { ok: false, message: formatAjvErrors(compiled!.errors ?? []) };
+  };
+  return (value) => {
+    if (compiled) return run(value);
+    return loadAjv().then((instance) => {
+      compiled ??= instance.compile(schema);
+      return run(value);
+    });
+  };
+}
+
+function formatStandardIssue(issue: {
+  message: string;
+  path?: readonly (PropertyKey | { readonly key: PropertyKey })[];
+}): string {
+  const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+function formatAjvErrors(errors: { instancePath: string; message?: string }[]): string {
+  return errors.map((e) => {
+    const path = e.instancePath.slice(1).replaceAll("/", ".");
+    return path ? `${path}: ${e.message}` : (e.message ?? "invalid");
+  }).join("; ");
+}
+
+/**
+ * The JSON Schema to advertise for a tool schema: the schema itself, or the
+ * Standard Schema's JSON Schema (draft 2020-12).
+ *
+ * @param schema The schema.
+ * @returns The JSON Schema.
+ * @throws {TypeError} For a Standard Schema without a JSON Schema converter.
+ *
+ * @example
+ * ```ts
+ * import { toJsonSchema } from "@anubis/core";
+ * console.log(toJsonSchema({ type: "object" })); // { type: "object" }
+ * ```
+ */
+export function toJsonSchema(schema: JsonSchema | StandardSchemaV1): JsonSchema {
+  if (!isStandardSchema(schema)) return schema;
+  const converter = schema["~standard"].jsonSchema;
+  if (!converter) {
+    throw new TypeError(
+      `The ${
+        schema["~standard"].vendor
+      } schema cannot describe itself as JSON Schema: pass a JSON Schema, or a Standard Schema that implements Standard JSON Schema`,
+    );
+  }
+  return converter.input({ target: "draft-2020-12" });
+}

@@ -1,0 +1,129 @@
+/**
+ * The version registry: looks dialects up, negotiates `initialize`, and
+ * classifies a request's era.
+ *
+ * @module
+ */
+
+import type { Dialect } from "./dialect.ts";
+import type { JsonRpcRequest } from "./json_rpc.ts";
+import { MetaKey } from "./meta.ts";
+import type { Era } from "./types.ts";
+
+/**
+ * The era a request claims, from its body alone (digest §2.4): a request is
+ * stateless when `params._meta` holds the protocol-version key, whatever its
+ * value; otherwise it is legacy traffic.
+ *
+ * @example
+ * ```ts
+ * import type { EraClaim } from "@anubis/core";
+ * const claim: EraClaim = { era: "stateless", version: "2026-07-28" };
+ * ```
+ */
+export type EraClaim = { era: "legacy" } | { era: "stateless"; version: unknown };
+
+/**
+ * Reads the era a request claims from its `_meta`.
+ *
+ * @param request The request (or notification).
+ * @returns The claim.
+ *
+ * @example
+ * ```ts
+ * import { classifyEra } from "@anubis/core";
+ * const claim = classifyEra({
+ *   jsonrpc: "2.0",
+ *   id: 1,
+ *   method: "tools/list",
+ *   params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+ * });
+ * console.log(claim.era); // stateless
+ * ```
+ */
+export function classifyEra(request: Omit<JsonRpcRequest, "id"> & { id?: unknown }): EraClaim {
+  const meta = request.params?._meta;
+  if (
+    typeof meta === "object" && meta !== null && !Array.isArray(meta) &&
+    MetaKey.protocolVersion in meta
+  ) {
+    return {
+      era: "stateless",
+      version: (meta as Record<string, unknown>)[MetaKey.protocolVersion],
+    };
+  }
+  return { era: "legacy" };
+}
+
+/**
+ * A set of dialects, newest first.
+ *
+ * @example
+ * ```ts
+ * import { Registry, type Dialect } from "@anubis/core";
+ * const registry = new Registry();
+ * console.log(registry.versions()); // []
+ * ```
+ */
+export class Registry {
+  #dialects = new Map<string, Dialect>();
+  #sorted: Dialect[] = [];
+
+  /**
+   * Creates a registry holding the given dialects.
+   *
+   * @param dialects The dialects to register.
+   */
+  constructor(dialects: Iterable<Dialect> = []) {
+    for (const dialect of dialects) this.register(dialect);
+  }
+
+  /**
+   * Adds (or replaces) the dialect of a version.
+   *
+   * @param dialect The dialect.
+   * @returns This registry.
+   */
+  register(dialect: Dialect): this {
+    this.#dialects.set(dialect.version, dialect);
+    // Version strings are ISO dates, so string order is release order.
+    this.#sorted = [...this.#dialects.values()].sort((a, b) => (a.version < b.version ? 1 : -1));
+    return this;
+  }
+
+  /**
+   * Looks a version up.
+   *
+   * @param version The version string.
+   * @returns Its dialect, or `undefined`.
+   */
+  get(version: unknown): Dialect | undefined {
+    return typeof version === "string" ? this.#dialects.get(version) : undefined;
+  }
+
+  /**
+   * Every registered version, newest first, optionally of one era.
+   *
+   * @param era Only versions of this era.
+   * @returns The version strings.
+   */
+  versions(era?: Era): string[] {
+    return this.#sorted.filter((d) => !era || d.era === era).map((d) => d.version);
+  }
+
+  /**
+   * Negotiates an `initialize` request: the requested version when it is a
+   * registered legacy version in `allowed`, otherwise the newest allowed legacy
+   * version. `initialize` never selects the stateless era.
+   *
+   * @param requested The client's `protocolVersion`.
+   * @param allowed The versions the server serves.
+   * @returns The dialect to use, or `undefined` when no legacy version is allowed.
+   */
+  negotiate(requested: unknown, allowed: readonly string[]): Dialect | undefined {
+    const candidates = this.#sorted.filter((d) =>
+      d.era === "legacy" && allowed.includes(d.version)
+    );
+    return candidates.find((d) => d.version === requested) ?? candidates[0];
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The integrity-protected `requestState` of stateless multi round-trip
+ * requests: HMAC-SHA256 signed (not encrypted), bound to the method and
+ * target, with an expiry.
+ *
+ * @module
+ */
+
+import { ErrorCode, McpError } from "./errors.ts";
+
+/**
+ * What a `requestState` carries between rounds.
+ *
+ * @example
+ * ```ts
+ * import type { RequestStatePayload } from "@anubis/core";
+ * const payload: RequestStatePayload = { method: "tools/call", target: "greet", answers: {}, round: 1 };
+ * ```
+ */
+export interface RequestStatePayload {
+  /** The method the state belongs to. */
+  method: string;
+  /** The tool or prompt name, or the resource URI. */
+  target: string;
+  /** The input responses of every earlier round, by key. */
+  answers: Record<string, unknown>;
+  /** How many rounds asked for input so far. */
+  round: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new TypeError("not base64url");
+  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Signs and verifies `requestState` values. Every instance that may receive a
+ * retry must share the secret; without one a random per-process secret is
+ * used, which is right for a single process.
+ *
+ * @example
+ * ```ts
+ * import { RequestStateCodec } from "@anubis/core";
+ * const codec = new RequestStateCodec({ secret: "a shared secret of at least 32 characters!!" });
+ * const state = await codec.seal({ method: "tools/call", target: "greet", answers: {}, round: 1 });
+ * console.log((await codec.open(state, "tools/call", "greet")).round); // 1
+ * ```
+ */
+export class RequestStateCodec {
+  #key: Promise<CryptoKey>;
+  #ttlMs: number;
+
+  /**
+   * Creates a codec.
+   *
+   * @param options `secret` (text or bytes; random when omitted) and `ttlMs`
+   * (how long a state stays valid, default 10 minutes).
+   */
+  constructor(options: { secret?: string | Uint8Array; ttlMs?: number } = {}) {
+    const raw = typeof options.secret === "string"
+      ? encoder.encode(options.secret)
+      : options.secret ?? crypto.getRandomValues(new Uint8Array(32));
+    this.#key = crypto.subtle.importKey(
+      "raw",
+      raw as Uint8Array<ArrayBuffer>,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+    this.#ttlMs = options.ttlMs ?? 600_000;
+  }
+
+  /**
+   * Signs a payload.
+   *
+   * @param payload What to carry to the next round.
+   * @returns The opaque state string.
+   */
+  async seal(payload: RequestStatePayload): Promise<string> {
+    const body = encoder.encode(
+      JSON.stringify({ ...payload, expiresAt: Date.now() + this.#ttlMs }),
+    );
+    const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#key, body));
+    return `${toBase64Url(body)}.${toBase64Url(signature)}`;
+  }
+
+  /**
+   * Verifies a state and returns its payload.
+   *
+   * @param state The state the client echoed.
+   * @param method The method of the retry.
+   * @param target The tool or prompt name, or resource URI, of the retry.
+   * @returns The payload.
+   * @throws {McpError} `-32602` when the state was tampered with, has expired,
+   * or belongs to another method or target.
+   */
+  async open(state: string, method: string, target: string): Promise<RequestStatePayload> {
+    const [bodyText, signatureText, extra] = state.split(".");
+    let body: Uint8Array, signature: Uint8Array;
+    try {
+      if (extra !== undefined || !bodyText || !signatureText) throw new TypeError("shape");
+      body = fromBase64Url(bodyText);
+      signature = fromBase64Url(signatureText);
+    } catch {
+      throw integrityError();
+    }
+    const valid = await crypto.subtle.verify(
+      "HMAC",
+      await this.#key,
+      signature as Uint8Array<ArrayBuffer>,
+      body as Uint8Array<ArrayBuffer>,
+    );
+    if (!valid) throw integrityError();
+    const payload = JSON.parse(decoder.decode(body)) as RequestStatePayload & { expiresAt: number };
+    if (payload.method !== method || payload.target !== target) {
+      throw new McpError(ErrorCode.INVALID_PARAMS, "requestState belongs to another request");
+    }
+    if (!(payload.expiresAt > Date.now())) {
+      throw new McpError(ErrorCode.INVALID_PARAMS, "requestState has expired");
+    }
+    return {
+      method: payload.method,
+      target: payload.target,
+      answers: payload.answers ?? {},
+      round: payload.round ?? 0,
+    };
+  }
+}
+
+function integrityError(): McpError {
+  return new McpError(ErrorCode.INVALID_PARAMS, "requestState integrity check failed");
+}

@@ -1,0 +1,127 @@
+/**
+ * `resources/list`, `resources/templates/list` and `resources/read`.
+ *
+ * @module
+ */
+
+import { ErrorCode, McpError } from "./errors.ts";
+import { paginate } from "./pagination.ts";
+import { pick, type Route } from "./route.ts";
+import type { McpServer, ResourceReadReturn } from "./server.ts";
+import type { ResourceContents } from "./types.ts";
+
+const RESOURCE_KEYS = [
+  "uri",
+  "name",
+  "title",
+  "description",
+  "mimeType",
+  "size",
+  "annotations",
+  "icons",
+  "_meta",
+] as const;
+const TEMPLATE_KEYS = [
+  "uriTemplate",
+  "name",
+  "title",
+  "description",
+  "mimeType",
+  "annotations",
+  "icons",
+  "_meta",
+] as const;
+
+const wireCache = new WeakMap<object, Record<string, unknown>>();
+
+function wire(item: object, keys: readonly string[]): Record<string, unknown> {
+  let entry = wireCache.get(item);
+  if (!entry) {
+    entry = pick(item, keys);
+    wireCache.set(item, entry);
+  }
+  return entry;
+}
+
+/** Serves `resources/list`. */
+export function listResources(route: Route): Promise<Record<string, unknown>> {
+  const page = paginate(
+    [...route.server.resources.values()],
+    route.params.cursor as string | undefined,
+    route.server.definition.pageSize,
+  );
+  const result: Record<string, unknown> = {
+    resources: page.items.map((r) => wire(r, RESOURCE_KEYS)),
+  };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return Promise.resolve(result);
+}
+
+/** Serves `resources/templates/list`. */
+export function listResourceTemplates(route: Route): Promise<Record<string, unknown>> {
+  const page = paginate(
+    route.server.resourceTemplates,
+    route.params.cursor as string | undefined,
+    route.server.definition.pageSize,
+  );
+  const result: Record<string, unknown> = {
+    resourceTemplates: page.items.map((t) => wire(t.definition, TEMPLATE_KEYS)),
+  };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return Promise.resolve(result);
+}
+
+/** Whether a URI names a resource this server knows (static or by template). */
+export function knowsResource(server: McpServer, uri: string): boolean {
+  return server.resources.has(uri) || server.resourceTemplates.some((t) => t.template.match(uri));
+}
+
+/** Serves `resources/read`. */
+export async function readResource(route: Route): Promise<Record<string, unknown>> {
+  const { server, frame, dialect } = route;
+  const uri = route.params.uri as string;
+  const resource = server.resources.get(uri);
+  let returned: ResourceReadReturn | undefined;
+  let mimeType: string | undefined;
+  if (resource?.read) {
+    returned = await resource.read(uri, frame);
+    mimeType = resource.mimeType;
+  } else {
+    for (const { definition, template } of server.resourceTemplates) {
+      const variables = template.match(uri);
+      if (!variables || !definition.read) continue;
+      returned = await definition.read(uri, variables, frame);
+      mimeType = definition.mimeType;
+      break;
+    }
+  }
+  if (returned === undefined && server.definition.handleResourceRead) {
+    returned = await server.definition.handleResourceRead(uri, frame);
+  }
+  if (returned === undefined) throw dialect.resourceNotFound(uri);
+  const result = normalize(returned, uri, mimeType);
+  // A read must never answer with nothing: an empty list means "not found".
+  if ((result.contents as unknown[]).length === 0) throw dialect.resourceNotFound(uri);
+  return result;
+}
+
+function normalize(
+  returned: ResourceReadReturn,
+  uri: string,
+  mimeType: string | undefined,
+): Record<string, unknown> {
+  if (typeof returned === "string") {
+    const contents: ResourceContents = mimeType
+      ? { uri, mimeType, text: returned }
+      : { uri, text: returned };
+    return { contents: [contents] };
+  }
+  if (Array.isArray(returned)) return { contents: returned };
+  if (typeof returned === "object" && returned !== null) {
+    if (Array.isArray((returned as { contents?: unknown }).contents)) {
+      return returned as Record<string, unknown>;
+    }
+    if ("text" in returned || "blob" in returned) return { contents: [returned] };
+  }
+  throw new McpError(ErrorCode.INTERNAL_ERROR, `Resource ${uri} returned no contents`);
+}

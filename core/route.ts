@@ -1,0 +1,32 @@
+/**
+ * What the engine hands each method handler.
+ *
+ * @module
+ */
+
+import type { Dialect } from "./dialect.ts";
+import type { Frame } from "./frame.ts";
+import type { JsonRpcRequest } from "./json_rpc.ts";
+import type { McpServer } from "./server.ts";
+
+/** The inputs of one routed request; internal to the engine. */
+export interface Route {
+  server: McpServer;
+  dialect: Dialect;
+  frame: Frame;
+  request: JsonRpcRequest;
+  params: Record<string, unknown>;
+}
+
+/** A method handler; internal to the engine. */
+export type RouteHandler = (route: Route) => Promise<Record<string, unknown>>;
+
+/** Copies the defined values of `keys` from `source` onto a new object. */
+export function pick(source: object, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = (source as Record<string, unknown>)[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}

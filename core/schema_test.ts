@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import * as s from "./schema.ts";
+
+Deno.test("object schemas require fields, keep unknown keys and report paths", () => {
+  const schema = s.object({ name: s.string(), args: s.optional(s.record(s.unknown())) });
+  assert.deepEqual(s.validate(schema, { name: "x", extra: 1 }), {
+    ok: true,
+    value: { name: "x", extra: 1 },
+  });
+  assert.deepEqual(s.validate(schema, { args: [] }), {
+    ok: false,
+    issues: [
+      { path: ["name"], message: "is required" },
+      { path: ["args"], message: "expected an object, got an array" },
+    ],
+  });
+});
+
+Deno.test("strict objects reject unknown keys", () => {
+  const result = s.validate(s.strictObject({}), { resultType: "complete" });
+  assert.deepEqual(result, {
+    ok: false,
+    issues: [{ path: ["resultType"], message: "is not allowed" }],
+  });
+});
+
+Deno.test("scalars, enums, unions, discriminated unions and refinements", () => {
+  assert.equal(s.validate(s.integer({ minimum: 0 }), 1.5).ok, false);
+  assert.equal(s.validate(s.number(), Number.NaN).ok, false);
+  assert.equal(s.validate(s.enumeration(["a", "b"]), "c").ok, false);
+  assert.equal(s.validate(s.union([s.string(), s.integer()]), 2).ok, true);
+  const content = s.discriminated("type", {
+    text: s.object({ type: s.literal("text"), text: s.string() }),
+  });
+  assert.deepEqual(s.validate(content, { type: "text" }), {
+    ok: false,
+    issues: [{ path: ["text"], message: "is required" }],
+  });
+  assert.equal(s.validate(s.array(s.string(), { minItems: 1 }), []).ok, false);
+  assert.equal(s.validate(s.nullable(s.string()), null).ok, true);
+  const even = s.refine(s.integer(), (n) => (n % 2 ? "odd" : undefined));
+  assert.deepEqual(s.validate(even, 3), { ok: false, issues: [{ path: [], message: "odd" }] });
+  assert.equal(
+    s.formatIssues([{ path: ["a", 1], message: "m" }, { path: [], message: "n" }]),
+    "a.1: m; n",
+  );
+});
+
+Deno.test("extend keeps strictness and adds properties", () => {
+  const base = s.strictObject({ a: s.string() });
+  const extended = s.extend(base, { b: s.optional(s.number()) });
+  assert.equal(extended.strict, true);
+  assert.equal(s.validate(extended, { a: "x", b: 1 }).ok, true);
+  assert.equal(s.validate(extended, { a: "x", c: 1 }).ok, false);
+});

@@ -1,0 +1,510 @@
+/**
+ * The server definition API: `defineServer` and the component and callback
+ * types of a server module.
+ *
+ * @module
+ */
+
+import type { CacheHint } from "./dialect.ts";
+import type { Frame } from "./frame.ts";
+import type { JsonSchema, StandardSchemaV1 } from "./json_schema.ts";
+import type { JsonRpcNotification, JsonRpcRequest } from "./json_rpc.ts";
+import { Notifier } from "./notifier.ts";
+import { RequestStateCodec } from "./request_state.ts";
+import type {
+  Annotations,
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  Icon,
+  Implementation,
+  JsonObject,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceContents,
+  ServerCapabilities,
+} from "./types.ts";
+import { UriTemplate } from "./uri_template.ts";
+import { pick } from "./route.ts";
+
+/** What a handler may return or resolve to. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * A tool. `inputSchema` is a JSON Schema or a Standard Schema (zod, valibot,
+ * arktype…); arguments are validated against it before the handler runs.
+ *
+ * @example
+ * ```ts
+ * import type { ToolDefinition } from "@anubis/core";
+ * const echo: ToolDefinition<{ text: string }> = {
+ *   name: "echo",
+ *   description: "Echoes its input",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+ *   handler: ({ text }) => text,
+ * };
+ * ```
+ */
+export interface ToolDefinition<Args = Record<string, unknown>> {
+  /** The tool name (1–128 of `A-Z a-z 0-9 _ - . /`). */
+  name: string;
+  /** A display name. */
+  title?: string;
+  /** What the tool does. */
+  description?: string;
+  /** The arguments schema; defaults to an empty object schema. */
+  inputSchema?: JsonSchema | StandardSchemaV1<Args>;
+  /** The schema `structuredContent` must match. */
+  outputSchema?: JsonSchema | StandardSchemaV1;
+  /** Behaviour hints. */
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+  /** Icons. */
+  icons?: Icon[];
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+  /**
+   * Runs the tool. Return a result or a string (one text block); throw an
+   * `McpError` for a protocol error, anything else becomes an `isError`
+   * result. Without a handler, `handleToolCall` of the server is called.
+   */
+  handler?: (args: Args, frame: Frame) => Awaitable<CallToolResult | string>;
+}
+
+/**
+ * A prompt argument; `complete` answers `completion/complete` for it.
+ *
+ * @example
+ * ```ts
+ * import type { PromptArgument } from "@anubis/core";
+ * const city: PromptArgument = {
+ *   name: "city",
+ *   required: true,
+ *   complete: (value) => ["Paris", "Porto"].filter((c) => c.startsWith(value)),
+ * };
+ * ```
+ */
+export interface PromptArgument {
+  /** The argument name. */
+  name: string;
+  /** A display name. */
+  title?: string;
+  /** What it is for. */
+  description?: string;
+  /** Whether it must be given. */
+  required?: boolean;
+  /** Completion values for a partial value. */
+  complete?: (value: string, context: Record<string, string>) => Awaitable<string[]>;
+}
+
+/**
+ * A prompt.
+ *
+ * @example
+ * ```ts
+ * import type { PromptDefinition } from "@anubis/core";
+ * const greet: PromptDefinition = {
+ *   name: "greet",
+ *   arguments: [{ name: "name", required: true }],
+ *   handler: ({ name }) => [{ role: "user", content: { type: "text", text: `Greet ${name}` } }],
+ * };
+ * ```
+ */
+export interface PromptDefinition {
+  /** The prompt name. */
+  name: string;
+  /** A display name. */
+  title?: string;
+  /** What the prompt is for. */
+  description?: string;
+  /** Its arguments. */
+  arguments?: PromptArgument[];
+  /** Icons. */
+  icons?: Icon[];
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+  /** Builds the messages; without it, `handlePromptGet` of the server is called. */
+  handler?: (
+    args: Record<string, string>,
+    frame: Frame,
+  ) => Awaitable<GetPromptResult | PromptMessage[]>;
+}
+
+/**
+ * What a resource reader may return: a full result, a list of contents, one
+ * contents object, or a string (text contents with the resource's URI and
+ * media type).
+ */
+export type ResourceReadReturn =
+  | ReadResourceResult
+  | ResourceContents[]
+  | ResourceContents
+  | string;
+
+/**
+ * A resource with a fixed URI.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceDefinition } from "@anubis/core";
+ * const readme: ResourceDefinition = {
+ *   uri: "file:///readme.md",
+ *   name: "readme",
+ *   mimeType: "text/markdown",
+ *   read: () => "# Hello",
+ * };
+ * ```
+ */
+export interface ResourceDefinition {
+  /** The URI. */
+  uri: string;
+  /** A programmatic name. */
+  name: string;
+  /** A display name. */
+  title?: string;
+  /** A description. */
+  description?: string;
+  /** The media type. */
+  mimeType?: string;
+  /** Size in bytes. */
+  size?: number;
+  /** Annotations. */
+  annotations?: Annotations;
+  /** Icons. */
+  icons?: Icon[];
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+  /** Reads the resource; without it, `handleResourceRead` of the server is called. */
+  read?: (uri: string, frame: Frame) => Awaitable<ResourceReadReturn>;
+}
+
+/**
+ * A family of resources described by an RFC 6570 (level 1–2) URI template.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceTemplateDefinition } from "@anubis/core";
+ * const note: ResourceTemplateDefinition = {
+ *   uriTemplate: "notes://{id}",
+ *   name: "note",
+ *   mimeType: "text/plain",
+ *   read: (_uri, { id }) => `Note ${id}`,
+ * };
+ * ```
+ */
+export interface ResourceTemplateDefinition {
+  /** The URI template. */
+  uriTemplate: string;
+  /** A programmatic name. */
+  name: string;
+  /** A display name. */
+  title?: string;
+  /** A description. */
+  description?: string;
+  /** The media type of matching resources. */
+  mimeType?: string;
+  /** Annotations. */
+  annotations?: Annotations;
+  /** Icons. */
+  icons?: Icon[];
+  /** Extension metadata. */
+  _meta?: Record<string, unknown>;
+  /** Completion values per template variable. */
+  complete?: Record<
+    string,
+    (value: string, context: Record<string, string>) => Awaitable<string[]>
+  >;
+  /** Reads a matching resource; without it, `handleResourceRead` of the server is called. */
+  read?: (
+    uri: string,
+    variables: Record<string, string>,
+    frame: Frame,
+  ) => Awaitable<ResourceReadReturn>;
+}
+
+/**
+ * A `completion/complete` request as the `complete` callback sees it.
+ *
+ * @example
+ * ```ts
+ * import type { CompletionRequest } from "@anubis/core";
+ * const request: CompletionRequest = {
+ *   ref: { type: "ref/prompt", name: "greet" },
+ *   argument: { name: "name", value: "Al" },
+ *   context: {},
+ * };
+ * ```
+ */
+export interface CompletionRequest {
+  /** What is being completed. */
+  ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+  /** The argument and its partial value. */
+  argument: { name: string; value: string };
+  /** Values of the other arguments already given. */
+  context: Record<string, string>;
+}
+
+/**
+ * Returned by `handleRequest` to complete a request without a response.
+ *
+ * @example
+ * ```ts
+ * import { NO_REPLY } from "@anubis/core";
+ * console.log(typeof NO_REPLY); // symbol
+ * ```
+ */
+export const NO_REPLY: unique symbol = Symbol("anubis.noReply");
+
+/**
+ * The server definition: identity, components, and the callbacks of seed 000.
+ * Every callback is optional. See `core/README.md` for the mapping from the
+ * Elixir callbacks.
+ *
+ * @example
+ * ```ts
+ * import { defineServer, type ServerDefinition } from "@anubis/core";
+ * const definition: ServerDefinition = { name: "hello", version: "1.0.0" };
+ * const server = defineServer(definition);
+ * console.log(server.info.name); // hello
+ * ```
+ */
+export interface ServerDefinition {
+  /** A programmatic name. */
+  name: string;
+  /** The version. */
+  version: string;
+  /** A display name. */
+  title?: string;
+  /** A description. */
+  description?: string;
+  /** A website. */
+  websiteUrl?: string;
+  /** Icons. */
+  icons?: Icon[];
+  /** Guidance for the model: static text, or computed from the frame (which wins). */
+  instructions?: string | ((frame: Frame) => Awaitable<string | undefined>);
+  /** Capabilities to declare on top of (and over) those derived from the components. */
+  capabilities?: ServerCapabilities;
+  /** Tools. */
+  tools?: ToolDefinition<never>[];
+  /** Prompts. */
+  prompts?: PromptDefinition[];
+  /** Resources with fixed URIs, listed in this order. */
+  resources?: ResourceDefinition[];
+  /** Resource templates. */
+  resourceTemplates?: ResourceTemplateDefinition[];
+  /** Items per page of every list; unset lists everything on one page. */
+  pageSize?: number;
+  /** Answers `completion/complete` for refs no argument or template completes. */
+  complete?: (
+    request: CompletionRequest,
+    frame: Frame,
+  ) => Awaitable<CompleteResult["completion"] | string[]>;
+  /** Per-session (legacy) or per-request (stateless) setup; throw to reject. */
+  init?: (clientInfo: Implementation | Record<string, never>, frame: Frame) => Awaitable<void>;
+  /** Caching hints of cacheable stateless results, by method. */
+  cacheHints?: (method: string, frame: Frame) => CacheHint | undefined;
+  /** The tools this frame may list and call; may filter or rewrite. */
+  serverTools?: (
+    tools: ToolDefinition<never>[],
+    frame: Frame,
+  ) => Awaitable<ToolDefinition<never>[]>;
+  /** Calls a tool that has no handler of its own. */
+  handleToolCall?: (
+    name: string,
+    args: Record<string, unknown>,
+    frame: Frame,
+  ) => Awaitable<CallToolResult | string>;
+  /** Gets a prompt that has no handler of its own. */
+  handlePromptGet?: (
+    name: string,
+    args: Record<string, string>,
+    frame: Frame,
+  ) => Awaitable<GetPromptResult | PromptMessage[]>;
+  /** Reads a resource no definition reads (unknown URIs included; throw for not found). */
+  handleResourceRead?: (uri: string, frame: Frame) => Awaitable<ResourceReadReturn>;
+  /**
+   * Low-level handler of every request; `next()` runs the default routing.
+   * Return a result, `NO_REPLY`, or throw an `McpError`.
+   */
+  handleRequest?: (
+    request: JsonRpcRequest,
+    frame: Frame,
+    next: () => Promise<Record<string, unknown>>,
+  ) => Awaitable<Record<string, unknown> | typeof NO_REPLY>;
+  /** Handles client notifications other than the lifecycle ones. */
+  handleNotification?: (notification: JsonRpcNotification, frame: Frame) => Awaitable<void>;
+  /**
+   * Decides whether a session found in a session store may be restored; may
+   * return the client info to use. Throw to reject (the client gets an
+   * internal error).
+   */
+  handleSessionExpired?: (
+    sessionId: string,
+    frame: Frame,
+  ) => Awaitable<void | { clientInfo?: Implementation }>;
+  /** Projects `frame.assigns` to the JSON-safe data a session store keeps. */
+  serializeAssigns?: (assigns: Record<string, unknown>) => JsonObject;
+  /** The protocol versions served (default: every registered version). */
+  supportedProtocolVersions?: readonly string[];
+  /** The `requestState` secret (share it across instances) and lifetime. */
+  requestState?: { secret?: string | Uint8Array; ttlMs?: number };
+  /** How long a legacy server-to-client request may wait for its answer (default 60 s). */
+  clientRequestTimeoutMs?: number;
+}
+
+/** A tool with its advertised JSON Schemas resolved. */
+export interface ResolvedTool {
+  /** The definition. */
+  definition: ToolDefinition<never>;
+  /** The advertised input JSON Schema. */
+  inputSchema: JsonSchema;
+  /** The advertised output JSON Schema, if any. */
+  outputSchema?: JsonSchema;
+}
+
+/**
+ * A defined server: the definition with its components indexed, its notifier
+ * and its request-state codec. One instance serves every request.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * const server = defineServer({ name: "s", version: "1.0.0" });
+ * server.notify.toolsListChanged();
+ * ```
+ */
+export interface McpServer {
+  /** The definition as given. */
+  readonly definition: ServerDefinition;
+  /** The server's identity. */
+  readonly info: Implementation;
+  /** Capabilities derived from the components, merged with the declared ones. */
+  readonly capabilities: ServerCapabilities;
+  /** Publishes change notifications to every transport serving this server. */
+  readonly notify: Notifier;
+  /** Signs multi round-trip state. */
+  readonly requestState: RequestStateCodec;
+  /** Tools by name. */
+  readonly tools: ReadonlyMap<string, ToolDefinition<never>>;
+  /** Prompts by name. */
+  readonly prompts: ReadonlyMap<string, PromptDefinition>;
+  /** Resources by URI. */
+  readonly resources: ReadonlyMap<string, ResourceDefinition>;
+  /** Resource templates with their parsed templates. */
+  readonly resourceTemplates: readonly {
+    definition: ResourceTemplateDefinition;
+    template: UriTemplate;
+  }[];
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+
+function indexBy<T>(items: readonly T[], key: (item: T) => string, kind: string): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const item of items) {
+    const k = key(item);
+    if (map.has(k)) throw new TypeError(`Duplicate ${kind}: ${k}`);
+    map.set(k, item);
+  }
+  return map;
+}
+
+/**
+ * Validates a server definition and prepares it for serving. Throws a
+ * `TypeError` naming the problem for a definition that cannot be served
+ * (duplicate names, bad tool names, a component without a handler and no
+ * fallback callback, a malformed URI template).
+ *
+ * @param definition The server definition.
+ * @returns The server, ready for any transport.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * export default defineServer({
+ *   name: "weather",
+ *   version: "1.0.0",
+ *   tools: [{
+ *     name: "forecast",
+ *     description: "Tomorrow's weather",
+ *     handler: () => ({ content: [{ type: "text", text: "Sunny" }] }),
+ *   }],
+ * });
+ * ```
+ */
+export function defineServer(definition: ServerDefinition): McpServer {
+  if (!definition.name || !definition.version) {
+    throw new TypeError("A server needs a name and a version");
+  }
+  const tools = indexBy(definition.tools ?? [], (t) => t.name, "tool");
+  for (const tool of tools.values()) {
+    if (!TOOL_NAME.test(tool.name)) {
+      throw new TypeError(`Invalid tool name: ${JSON.stringify(tool.name)}`);
+    }
+    if (!tool.handler && !definition.handleToolCall) {
+      throw new TypeError(`Tool ${tool.name} has no handler and the server has no handleToolCall`);
+    }
+  }
+  const prompts = indexBy(definition.prompts ?? [], (p) => p.name, "prompt");
+  for (const prompt of prompts.values()) {
+    if (!prompt.handler && !definition.handlePromptGet) {
+      throw new TypeError(
+        `Prompt ${prompt.name} has no handler and the server has no handlePromptGet`,
+      );
+    }
+  }
+  const resources = indexBy(definition.resources ?? [], (r) => r.uri, "resource");
+  for (const resource of resources.values()) {
+    if (!resource.read && !definition.handleResourceRead) {
+      throw new TypeError(
+        `Resource ${resource.uri} has no read and the server has no handleResourceRead`,
+      );
+    }
+  }
+  const resourceTemplates = (definition.resourceTemplates ?? []).map((t) => {
+    if (!t.read && !definition.handleResourceRead) {
+      throw new TypeError(
+        `Resource template ${t.uriTemplate} has no read and the server has no handleResourceRead`,
+      );
+    }
+    return { definition: t, template: new UriTemplate(t.uriTemplate) };
+  });
+  indexBy(resourceTemplates, (t) => t.definition.uriTemplate, "resource template");
+
+  const info: Implementation = {
+    name: definition.name,
+    version: definition.version,
+    ...pick(definition, ["title", "description", "websiteUrl", "icons"]),
+  };
+  return {
+    definition,
+    info,
+    capabilities: deriveCapabilities(definition),
+    notify: new Notifier(),
+    requestState: new RequestStateCodec(definition.requestState),
+    tools,
+    prompts,
+    resources,
+    resourceTemplates,
+  };
+}
+
+function deriveCapabilities(d: ServerDefinition): ServerCapabilities {
+  const derived: ServerCapabilities = { logging: {} };
+  if (d.tools?.length || d.serverTools || d.handleToolCall) derived.tools = { listChanged: true };
+  if (d.prompts?.length || d.handlePromptGet) derived.prompts = { listChanged: true };
+  if (d.resources?.length || d.resourceTemplates?.length || d.handleResourceRead) {
+    derived.resources = { subscribe: true, listChanged: true };
+  }
+  const completes = d.complete ||
+    d.prompts?.some((p) => p.arguments?.some((a) => a.complete)) ||
+    d.resourceTemplates?.some((t) => t.complete);
+  if (completes) derived.completions = {};
+  return { ...derived, ...d.capabilities };
+}

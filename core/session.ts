@@ -1,0 +1,238 @@
+/**
+ * The state of one legacy-era connection or HTTP session: the negotiated
+ * dialect, the client's identity and capabilities, log level, resource
+ * subscriptions, assigns, in-flight requests and server-to-client requests.
+ *
+ * @module
+ */
+
+import type { Dialect } from "./dialect.ts";
+import { ErrorCode, McpError } from "./errors.ts";
+import type {
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcResultResponse,
+  RequestId,
+} from "./json_rpc.ts";
+import * as s from "./schema.ts";
+import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
+
+/**
+ * How a transport creates a session.
+ *
+ * @example
+ * ```ts
+ * import type { SessionOptions } from "@anubis/core";
+ * const options: SessionOptions = { id: crypto.randomUUID(), transport: "http" };
+ * ```
+ */
+export interface SessionOptions {
+  /** The session id (HTTP); stdio sessions have none. */
+  id?: string;
+  /** The transport kind. */
+  transport: string;
+  /**
+   * Receives messages that belong to no request (list changes, resource
+   * updates): the standalone SSE stream, or stdout.
+   */
+  onMessage?: (message: JsonRpcMessage) => void | Promise<void>;
+}
+
+interface PendingRequest {
+  method: string;
+  resolve(result: unknown): void;
+  reject(error: McpError): void;
+}
+
+/**
+ * A legacy session. Create it with `Engine.createSession`; the engine fills
+ * it in on `initialize`.
+ *
+ * @example
+ * ```ts
+ * import { Session } from "@anubis/core";
+ * const session = new Session({ transport: "stdio" });
+ * console.log(session.initialized); // false
+ * ```
+ */
+export class Session {
+  /** The session id, if the transport has one. */
+  readonly id?: string;
+  /** The transport kind. */
+  readonly transport: string;
+  /** Receives messages that belong to no request. */
+  onMessage?: (message: JsonRpcMessage) => void | Promise<void>;
+  /** The negotiated dialect; `undefined` until `initialize` succeeded. */
+  dialect?: Dialect;
+  /** The client's identity. */
+  clientInfo: Partial<Implementation> = {};
+  /** The client's capabilities. */
+  clientCapabilities: ClientCapabilities = {};
+  /** Whether `notifications/initialized` arrived. */
+  initialized = false;
+  /** The level set by `logging/setLevel`. */
+  logLevel?: LogLevel;
+  /** URIs the client subscribed to. */
+  readonly subscriptions: Set<string> = new Set();
+  /** The frame's assigns, shared by every request of the session. */
+  readonly assigns: { value: Record<string, unknown> } = { value: {} };
+  /** When the session last received a message (ms since the epoch). */
+  lastActivity: number = Date.now();
+  /** Whether the session was closed. */
+  closed = false;
+
+  readonly #inflight = new Map<RequestId, AbortController>();
+  readonly #pending = new Map<RequestId, PendingRequest>();
+  #nextId = 0;
+
+  /** @param options The transport's options. */
+  constructor(options: SessionOptions) {
+    this.id = options.id;
+    this.transport = options.transport;
+    this.onMessage = options.onMessage;
+  }
+
+  /** The number of requests being served. */
+  get inflightCount(): number {
+    return this.#inflight.size;
+  }
+
+  /**
+   * Registers an in-flight request so `notifications/cancelled` can abort it.
+   *
+   * @param id The request id.
+   * @returns The controller whose signal the handler sees.
+   */
+  track(id: RequestId): AbortController {
+    const controller = new AbortController();
+    this.#inflight.set(id, controller);
+    return controller;
+  }
+
+  /**
+   * Forgets a finished request.
+   *
+   * @param id The request id.
+   * @param controller The controller `track` returned.
+   */
+  untrack(id: RequestId, controller: AbortController): void {
+    if (this.#inflight.get(id) === controller) this.#inflight.delete(id);
+  }
+
+  /**
+   * Cancels an in-flight request; unknown ids are ignored.
+   *
+   * @param id The request id.
+   * @param reason Why.
+   */
+  cancel(id: RequestId, reason?: string): void {
+    this.#inflight.get(id)?.abort(reason ?? "cancelled");
+  }
+
+  /**
+   * Sends a server-to-client request and waits for the client's answer.
+   *
+   * @param method The method.
+   * @param params The params.
+   * @param emit Writes the request on the stream of the request that caused it.
+   * @param signal Aborts the wait (the client is told with `notifications/cancelled`).
+   * @param timeoutMs How long to wait.
+   * @returns The client's result, validated against the dialect's schema.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    emit: (message: JsonRpcMessage) => Promise<void>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    if (this.closed) {
+      return Promise.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
+    }
+    const id = `anubis-${++this.#nextId}`;
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.#pending.delete(id);
+      };
+      const abandon = (reason: string, error: McpError) => {
+        finish();
+        emit({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason },
+        })
+          .catch(() => {});
+        reject(error);
+      };
+      const onAbort = () =>
+        abandon(
+          "The request that asked was cancelled",
+          new McpError(ErrorCode.INTERNAL_ERROR, "Cancelled"),
+        );
+      const timer = setTimeout(
+        () =>
+          abandon(
+            "timeout",
+            new McpError(
+              ErrorCode.INTERNAL_ERROR,
+              `${method} got no answer within ${timeoutMs} ms`,
+            ),
+          ),
+        timeoutMs,
+      );
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(id, {
+        method,
+        resolve: (result) => (finish(), resolve(result)),
+        reject: (error) => (finish(), reject(error)),
+      });
+      emit({ jsonrpc: "2.0", id, method, params }).catch((error) =>
+        this.#pending.get(id)?.reject(McpError.from(error))
+      );
+    });
+  }
+
+  /**
+   * Delivers a client's response to the server-to-client request it answers.
+   *
+   * @param response The response.
+   * @returns `false` when no pending request has that id.
+   */
+  resolve(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean {
+    const pending = response.id === null ? undefined : this.#pending.get(response.id);
+    if (!pending) return false;
+    if ("error" in response) {
+      pending.reject(
+        new McpError(response.error.code, response.error.message, response.error.data),
+      );
+      return true;
+    }
+    const schema = this.dialect?.requestResultSchema(pending.method);
+    const checked = schema ? s.validate(schema, response.result) : undefined;
+    if (checked && !checked.ok) {
+      pending.reject(
+        new McpError(
+          ErrorCode.INVALID_PARAMS,
+          `Invalid ${pending.method} result from the client: ${s.formatIssues(checked.issues)}`,
+        ),
+      );
+    } else {
+      pending.resolve(response.result);
+    }
+    return true;
+  }
+
+  /** Cancels everything in flight and fails every pending request. */
+  close(): void {
+    this.closed = true;
+    for (const controller of this.#inflight.values()) controller.abort("session closed");
+    for (const pending of this.#pending.values()) {
+      pending.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
+    }
+    this.#inflight.clear();
+    this.#pending.clear();
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Delivery of change notifications: to legacy sessions (list changes when the
+ * capability is declared, resource updates to subscribers) and to stateless
+ * `subscriptions/listen` streams (only what each stream asked for, tagged with
+ * its subscription id).
+ *
+ * @module
+ */
+
+import { ErrorCode, McpError } from "./errors.ts";
+import type { JsonRpcMessage, JsonRpcNotification, RequestId } from "./json_rpc.ts";
+import { MetaKey } from "./meta.ts";
+import type { ChangeEvent, Notifier } from "./notifier.ts";
+import type { Session } from "./session.ts";
+import type { ServerCapabilities } from "./types.ts";
+
+/**
+ * The notification types a listen stream asked for.
+ *
+ * @example
+ * ```ts
+ * import type { SubscriptionFilter } from "@anubis/core";
+ * const filter: SubscriptionFilter = { toolsListChanged: true, resourceSubscriptions: ["notes://1"] };
+ * ```
+ */
+export interface SubscriptionFilter {
+  /** `notifications/tools/list_changed`. */
+  toolsListChanged?: boolean;
+  /** `notifications/prompts/list_changed`. */
+  promptsListChanged?: boolean;
+  /** `notifications/resources/list_changed`. */
+  resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs. */
+  resourceSubscriptions?: string[];
+}
+
+interface Listener {
+  id: RequestId;
+  filter: SubscriptionFilter;
+  uris: Set<string>;
+  emit(message: JsonRpcMessage): Promise<void>;
+}
+
+function toNotification(event: ChangeEvent): JsonRpcNotification {
+  switch (event.type) {
+    case "tools_list_changed":
+      return { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
+    case "prompts_list_changed":
+      return { jsonrpc: "2.0", method: "notifications/prompts/list_changed" };
+    case "resources_list_changed":
+      return { jsonrpc: "2.0", method: "notifications/resources/list_changed" };
+    case "resource_updated":
+      return {
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: event.uri },
+      };
+  }
+}
+
+/** Fans change events out to sessions and listen streams; one per engine. */
+export class SubscriptionHub {
+  readonly sessions: Set<Session> = new Set();
+  readonly #listeners = new Set<Listener>();
+  readonly #capabilities: ServerCapabilities;
+  readonly #maxListeners: number;
+  readonly #stop: () => void;
+
+  constructor(notifier: Notifier, capabilities: ServerCapabilities, maxListeners: number) {
+    this.#capabilities = capabilities;
+    this.#maxListeners = maxListeners;
+    this.#stop = notifier.subscribe((event) => this.#deliver(event));
+  }
+
+  /** The number of open listen streams. */
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  /** The part of a filter this server honours, given its capabilities. */
+  honoured(filter: SubscriptionFilter): SubscriptionFilter {
+    const caps = this.#capabilities;
+    const out: SubscriptionFilter = {};
+    if (filter.toolsListChanged && caps.tools?.listChanged) out.toolsListChanged = true;
+    if (filter.promptsListChanged && caps.prompts?.listChanged) out.promptsListChanged = true;
+    if (filter.resourcesListChanged && caps.resources?.listChanged) out.resourcesListChanged = true;
+    if (filter.resourceSubscriptions && caps.resources?.subscribe) {
+      out.resourceSubscriptions = [...filter.resourceSubscriptions];
+    }
+    return out;
+  }
+
+  /**
+   * Opens a listen stream: acknowledges it, then delivers matching changes
+   * until `signal` or `closing` aborts.
+   *
+   * @returns `true` when the server closed the stream gracefully (the caller
+   * answers the listen request), `false` when the client went away.
+   */
+  async listen(
+    id: RequestId,
+    requested: SubscriptionFilter,
+    emit: (message: JsonRpcMessage) => Promise<void>,
+    signal: AbortSignal,
+    closing: AbortSignal,
+  ): Promise<boolean> {
+    if (this.#listeners.size >= this.#maxListeners) {
+      throw new McpError(ErrorCode.INTERNAL_ERROR, "Too many open subscriptions");
+    }
+    const filter = this.honoured(requested);
+    await emit({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: { [MetaKey.subscriptionId]: id }, notifications: filter },
+    });
+    const listener: Listener = { id, filter, uris: new Set(filter.resourceSubscriptions), emit };
+    this.#listeners.add(listener);
+    try {
+      await new Promise<void>((resolve) => {
+        if (signal.aborted || closing.aborted) return resolve();
+        signal.addEventListener("abort", () => resolve(), { once: true });
+        closing.addEventListener("abort", () => resolve(), { once: true });
+      });
+    } finally {
+      this.#listeners.delete(listener);
+    }
+    return !signal.aborted;
+  }
+
+  /** Stops listening to the notifier. */
+  close(): void {
+    this.#stop();
+  }
+
+  #deliver(event: ChangeEvent): void {
+    const message = toNotification(event);
+    for (const listener of this.#listeners) {
+      if (!matches(listener, event)) continue;
+      const params = { ...message.params, _meta: { [MetaKey.subscriptionId]: listener.id } };
+      listener.emit({ ...message, params }).catch(() => {});
+    }
+    const caps = this.#capabilities;
+    for (const session of this.sessions) {
+      if (!session.dialect || !session.initialized || session.closed || !session.onMessage) {
+        continue;
+      }
+      const wanted = event.type === "resource_updated"
+        ? session.subscriptions.has(event.uri)
+        : event.type === "tools_list_changed"
+        ? caps.tools?.listChanged
+        : event.type === "prompts_list_changed"
+        ? caps.prompts?.listChanged
+        : caps.resources?.listChanged;
+      if (!wanted) continue;
+      Promise.resolve(session.onMessage(message)).catch(() => {});
+    }
+  }
+}
+
+function matches(listener: Listener, event: ChangeEvent): boolean {
+  switch (event.type) {
+    case "tools_list_changed":
+      return !!listener.filter.toolsListChanged;
+    case "prompts_list_changed":
+      return !!listener.filter.promptsListChanged;
+    case "resources_list_changed":
+      return !!listener.filter.resourcesListChanged;
+    case "resource_updated":
+      return listener.uris.has(event.uri);
+  }
+}

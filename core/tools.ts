@@ -1,0 +1,141 @@
+/**
+ * `tools/list` and `tools/call`: the tool surface a frame may see, argument
+ * validation, and result normalization.
+ *
+ * @module
+ */
+
+import { ErrorCode, McpError } from "./errors.ts";
+import type { Frame } from "./frame.ts";
+import { compileValidator, type JsonSchema, toJsonSchema, type Validator } from "./json_schema.ts";
+import { paginate } from "./pagination.ts";
+import { pick, type Route } from "./route.ts";
+import type { McpServer, ToolDefinition } from "./server.ts";
+import type { CallToolResult } from "./types.ts";
+
+interface CompiledTool {
+  wire: Record<string, unknown>;
+  validateInput: Validator;
+  validateOutput?: Validator;
+}
+
+const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: "object", properties: {} };
+const WIRE_KEYS = ["name", "title", "description", "annotations", "icons", "_meta"] as const;
+
+// Compiled once per definition object, so rewritten tools from `serverTools`
+// are compiled on first sight and then reused.
+const compiled = new WeakMap<ToolDefinition<never>, CompiledTool>();
+
+function compile(tool: ToolDefinition<never>): CompiledTool {
+  let entry = compiled.get(tool);
+  if (entry) return entry;
+  const wire = pick(tool, WIRE_KEYS);
+  wire.inputSchema = tool.inputSchema ? toJsonSchema(tool.inputSchema) : EMPTY_OBJECT_SCHEMA;
+  if (tool.outputSchema) wire.outputSchema = toJsonSchema(tool.outputSchema);
+  entry = {
+    wire,
+    validateInput: tool.inputSchema ? compileValidator(tool.inputSchema) : acceptObject,
+    validateOutput: tool.outputSchema ? compileValidator(tool.outputSchema) : undefined,
+  };
+  compiled.set(tool, entry);
+  return entry;
+}
+
+function acceptObject(value: unknown) {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? { ok: true as const, value }
+    : { ok: false as const, message: "arguments must be an object" };
+}
+
+/**
+ * The tools a frame may list and call: `serverTools` applied to the static
+ * tools when defined, the static tools otherwise.
+ */
+export async function visibleTools(
+  server: McpServer,
+  frame: Frame,
+): Promise<ReadonlyMap<string, ToolDefinition<never>>> {
+  const filter = server.definition.serverTools;
+  if (!filter) return server.tools;
+  const tools = await filter([...server.tools.values()], frame);
+  return new Map(tools.map((t) => [t.name, t]));
+}
+
+/** Serves `tools/list`. */
+export async function listTools(route: Route): Promise<Record<string, unknown>> {
+  const tools = await visibleTools(route.server, route.frame);
+  const page = paginate(
+    [...tools.values()],
+    route.params.cursor as string | undefined,
+    route.server.definition.pageSize,
+  );
+  const result: Record<string, unknown> = { tools: page.items.map((t) => compile(t).wire) };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return result;
+}
+
+/** Serves `tools/call`. */
+export async function callTool(route: Route): Promise<Record<string, unknown>> {
+  const { server, frame, dialect, params } = route;
+  const name = params.name as string;
+  const tool = (await visibleTools(server, frame)).get(name);
+  if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
+  const { validateInput, validateOutput } = compile(tool);
+  const input = await validateInput(params.arguments ?? {});
+  if (!input.ok) {
+    const message = `Invalid arguments for tool ${name}: ${input.message}`;
+    if (dialect.supportsFeature("tool_input_errors_as_results")) {
+      return { content: [{ type: "text", text: message }], isError: true };
+    }
+    throw new McpError(ErrorCode.INVALID_PARAMS, message);
+  }
+  let result: CallToolResult;
+  try {
+    const returned = tool.handler
+      ? await tool.handler(input.value as never, frame)
+      : await server.definition.handleToolCall!(
+        name,
+        input.value as Record<string, unknown>,
+        frame,
+      );
+    result = normalizeToolResult(returned);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    const text = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: "text", text: text || "Tool failed" }], isError: true };
+  }
+  if (validateOutput && !result.isError) {
+    if (result.structuredContent === undefined) {
+      throw new McpError(
+        ErrorCode.INTERNAL_ERROR,
+        `Tool ${name} declares an outputSchema but returned no structuredContent`,
+      );
+    }
+    const output = await validateOutput(result.structuredContent);
+    if (!output.ok) {
+      throw new McpError(
+        ErrorCode.INTERNAL_ERROR,
+        `Tool ${name} returned structuredContent that does not match its outputSchema: ${output.message}`,
+      );
+    }
+  }
+  return result;
+}
+
+function normalizeToolResult(returned: CallToolResult | string): CallToolResult {
+  if (typeof returned === "string") return { content: [{ type: "text", text: returned }] };
+  if (typeof returned !== "object" || returned === null) {
+    throw new McpError(ErrorCode.INTERNAL_ERROR, "Tool returned neither a result nor a string");
+  }
+  if (!Array.isArray(returned.content)) {
+    // Structured output alone: the spec asks for its JSON in a text block too.
+    if (returned.structuredContent !== undefined) {
+      return {
+        ...returned,
+        content: [{ type: "text", text: JSON.stringify(returned.structuredContent) }],
+      };
+    }
+    throw new McpError(ErrorCode.INTERNAL_ERROR, "Tool result has no content array");
+  }
+  return returned;
+}

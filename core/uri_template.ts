@@ -1,0 +1,123 @@
+/**
+ * RFC 6570 URI templates, levels 1 and 2 (`{var}`, `{+var}`, `{#var}`):
+ * expansion, and matching a URI back to its variables.
+ *
+ * @module
+ */
+
+type Part = { literal: string } | { name: string; operator: "" | "+" | "#" };
+
+/**
+ * A parsed URI template.
+ *
+ * @example
+ * ```ts
+ * import { UriTemplate } from "@anubis/core";
+ * const template = new UriTemplate("test://template/{id}/data");
+ * console.log(template.match("test://template/123/data")); // { id: "123" }
+ * console.log(template.expand({ id: "a b" })); // test://template/a%20b/data
+ * ```
+ */
+export class UriTemplate {
+  /** The template text. */
+  readonly template: string;
+  /** The variable names, in order. */
+  readonly variables: readonly string[];
+  #parts: Part[];
+  #pattern: RegExp;
+
+  /**
+   * Parses a template.
+   *
+   * @param template The template text.
+   * @throws {TypeError} When the template uses operators beyond level 2 or is malformed.
+   */
+  constructor(template: string) {
+    this.template = template;
+    this.#parts = parse(template);
+    this.variables = this.#parts.flatMap((p) => ("name" in p ? [p.name] : []));
+    this.#pattern = new RegExp(
+      "^" +
+        this.#parts.map((p) => {
+          if ("literal" in p) return escapeRegExp(p.literal);
+          // Simple expansion cannot contain reserved characters such as "/";
+          // reserved and fragment expansion may.
+          if (p.operator === "") return "([^/?#&]*)";
+          return p.operator === "#" ? "#(.*)" : "(.*)";
+        }).join("") + "$",
+    );
+  }
+
+  /**
+   * Expands the template with the given variables.
+   *
+   * @param variables Variable values; missing ones expand to nothing.
+   * @returns The URI.
+   */
+  expand(variables: Record<string, string | number | boolean | undefined>): string {
+    return this.#parts.map((p) => {
+      if ("literal" in p) return p.literal;
+      const value = variables[p.name];
+      if (value === undefined) return "";
+      const text = String(value);
+      const encoded = p.operator === "" ? encodeURIComponent(text) : encodeURI(text);
+      return p.operator === "#" ? `#${encoded}` : encoded;
+    }).join("");
+  }
+
+  /**
+   * Matches a URI against the template.
+   *
+   * @param uri The URI.
+   * @returns The decoded variables, or `undefined` when the URI does not match.
+   */
+  match(uri: string): Record<string, string> | undefined {
+    const found = this.#pattern.exec(uri);
+    if (!found) return undefined;
+    const variables: Record<string, string> = {};
+    for (let i = 0; i < this.variables.length; i++) {
+      try {
+        variables[this.variables[i]] = decodeURIComponent(found[i + 1]);
+      } catch {
+        return undefined;
+      }
+    }
+    return variables;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function parse(template: string): Part[] {
+  const parts: Part[] = [];
+  let rest = template;
+  while (rest.length > 0) {
+    const open = rest.indexOf("{");
+    if (open === -1) {
+      if (rest.includes("}")) throw new TypeError(`Malformed URI template: ${template}`);
+      parts.push({ literal: rest });
+      break;
+    }
+    if (open > 0) parts.push({ literal: rest.slice(0, open) });
+    const close = rest.indexOf("}", open);
+    if (close === -1) throw new TypeError(`Malformed URI template: ${template}`);
+    let expression = rest.slice(open + 1, close);
+    let operator: "" | "+" | "#" = "";
+    if (expression.startsWith("+") || expression.startsWith("#")) {
+      operator = expression[0] as "+" | "#";
+      expression = expression.slice(1);
+    }
+    if (!/^[A-Za-z0-9_]+$/.test(expression)) {
+      throw new TypeError(
+        `URI template expression {${
+          rest.slice(open + 1, close)
+        }} is not supported (levels 1-2 only)`,
+      );
+    }
+    parts.push({ name: expression, operator });
+    rest = rest.slice(close + 1);
+  }
+  return parts;
+}
