@@ -1,0 +1,186 @@
+/**
+ * Command-line parsing of `anubis serve`.
+ *
+ * @module
+ */
+
+/**
+ * The parsed `serve` command.
+ *
+ * @example
+ * ```ts
+ * import { parseServeArgs } from "@anubis/cli/args";
+ * const parsed = parseServeArgs(["serve", "server.ts", "--http", "--port", "9000"]);
+ * if (parsed.kind === "serve") console.log(parsed.options.port); // 9000
+ * ```
+ */
+export interface ServeOptions {
+  /** The server module path or URL. */
+  module: string;
+  /** Serve Streamable HTTP instead of stdio. */
+  http: boolean;
+  /** The HTTP bind address. */
+  host: string;
+  /** The HTTP port (0 picks a free one). */
+  port: number;
+  /** The HTTP endpoint path. */
+  path: string;
+  /** `memory`, `kv` or `kv:PATH`, when resumability is on. */
+  eventStore?: string;
+  /** `kv` or `kv:PATH`, when sessions are persisted. */
+  sessionStore?: string;
+  /** Extra allowed `Origin` values. */
+  allowedOrigins: string[];
+  /** Extra allowed `Host` values. */
+  allowedHosts: string[];
+}
+
+/** What the command line asks for. */
+export type ParsedArgs =
+  | { kind: "help" }
+  | { kind: "serve"; options: ServeOptions }
+  | { kind: "error"; message: string };
+
+/**
+ * The `--help` text.
+ *
+ * @example
+ * ```ts
+ * import { USAGE } from "@anubis/cli/args";
+ * console.log(USAGE.startsWith("Usage")); // true
+ * ```
+ */
+export const USAGE: string = `Usage: deno run -A cli/main.ts serve <server module> [options]
+
+Serves the module's default export (a defineServer() definition) over stdio,
+or over Streamable HTTP with --http.
+
+Options:
+  --http                    Serve Streamable HTTP instead of stdio
+  --host <address>          HTTP bind address (default 127.0.0.1)
+  --port <number>           HTTP port (default 8080; 0 picks a free port)
+  --path <path>             HTTP endpoint path (default /mcp)
+  --event-store <store>     Resumable streams: memory, kv or kv:<path> (default: off)
+  --session-store <store>   Persist sessions: kv or kv:<path> (default: off)
+  --allowed-origin <origin> Also accept this Origin (repeatable)
+  --allowed-host <host>     Also accept this Host (repeatable)
+  -h, --help                Show this help
+`;
+
+const VALUE_FLAGS = new Set([
+  "--host",
+  "--port",
+  "--path",
+  "--event-store",
+  "--session-store",
+  "--allowed-origin",
+  "--allowed-host",
+]);
+
+/**
+ * Parses the arguments after the script name.
+ *
+ * @param args The arguments.
+ * @returns The command, help, or an error message.
+ *
+ * @example
+ * ```ts
+ * import { parseServeArgs } from "@anubis/cli/args";
+ * console.log(parseServeArgs(["serve"]).kind); // error
+ * ```
+ */
+export function parseServeArgs(args: readonly string[]): ParsedArgs {
+  if (args.includes("-h") || args.includes("--help")) return { kind: "help" };
+  const [command, ...rest] = args;
+  if (command !== "serve") {
+    return {
+      kind: "error",
+      message: command ? `unknown command: ${command}` : "missing command: serve",
+    };
+  }
+  const options: ServeOptions = {
+    module: "",
+    http: false,
+    host: "127.0.0.1",
+    port: 8080,
+    path: "/mcp",
+    allowedOrigins: [],
+    allowedHosts: [],
+  };
+  for (let i = 0; i < rest.length; i++) {
+    let flag = rest[i];
+    let value: string | undefined;
+    const eq = flag.indexOf("=");
+    if (flag.startsWith("--") && eq !== -1) {
+      value = flag.slice(eq + 1);
+      flag = flag.slice(0, eq);
+    }
+    if (!flag.startsWith("-")) {
+      if (options.module) return { kind: "error", message: `unexpected argument: ${flag}` };
+      options.module = flag;
+      continue;
+    }
+    if (flag === "--http") {
+      options.http = true;
+      continue;
+    }
+    if (!VALUE_FLAGS.has(flag)) return { kind: "error", message: `unknown option: ${flag}` };
+    value ??= rest[++i];
+    if (value === undefined || value === "") {
+      return { kind: "error", message: `${flag} needs a value` };
+    }
+    switch (flag) {
+      case "--host":
+        options.host = value;
+        break;
+      case "--port": {
+        const port = Number(value);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) {
+          return {
+            kind: "error",
+            message: `--port must be an integer from 0 to 65535, got ${value}`,
+          };
+        }
+        options.port = port;
+        break;
+      }
+      case "--path":
+        if (!value.startsWith("/")) {
+          return { kind: "error", message: `--path must start with /, got ${value}` };
+        }
+        options.path = value;
+        break;
+      case "--event-store":
+        if (!/^(memory|kv(:.+)?)$/.test(value)) {
+          return {
+            kind: "error",
+            message: `--event-store must be memory, kv or kv:<path>, got ${value}`,
+          };
+        }
+        options.eventStore = value;
+        break;
+      case "--session-store":
+        if (!/^kv(:.+)?$/.test(value)) {
+          return {
+            kind: "error",
+            message: `--session-store must be kv or kv:<path>, got ${value}`,
+          };
+        }
+        options.sessionStore = value;
+        break;
+      case "--allowed-origin":
+        options.allowedOrigins.push(value);
+        break;
+      case "--allowed-host":
+        options.allowedHosts.push(value);
+        break;
+    }
+  }
+  if (!options.module) {
+    return { kind: "error", message: "missing server module: serve <server module>" };
+  }
+  if (!options.http && (options.eventStore || options.sessionStore)) {
+    return { kind: "error", message: "--event-store and --session-store need --http" };
+  }
+  return { kind: "serve", options };
+}

@@ -1,0 +1,69 @@
+/**
+ * Loads a server module and takes its default export.
+ *
+ * @module
+ */
+
+import { defineServer, type McpServer, type ServerDefinition } from "@anubis/core";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { existsSync } from "node:fs";
+
+function isServer(value: unknown): value is McpServer {
+  return typeof value === "object" && value !== null && "definition" in value &&
+    "notify" in value &&
+    "info" in value;
+}
+
+function isDefinition(value: unknown): value is ServerDefinition {
+  return typeof value === "object" && value !== null &&
+    typeof (value as ServerDefinition).name === "string" &&
+    typeof (value as ServerDefinition).version === "string";
+}
+
+/**
+ * Imports a module and returns its default export as a server: a
+ * `defineServer()` result, or a plain definition object (which is defined
+ * here).
+ *
+ * @param specifier A path (relative to the working directory) or a URL.
+ * @returns The server.
+ * @throws {Error} With a one-line message for a missing file, a module that
+ * fails to load, or a default export that is not a server.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadServer } from "@anubis/cli/load";
+ * const server = await loadServer("examples/everything.ts");
+ * console.log(server.info.name);
+ * ```
+ */
+export async function loadServer(specifier: string): Promise<McpServer> {
+  let url: string;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(specifier) && !/^[a-z]:[\\/]/i.test(specifier)) {
+    url = specifier;
+  } else {
+    const path = resolve(specifier);
+    if (!existsSync(path)) throw new Error(`server module not found: ${specifier}`);
+    url = pathToFileURL(path).href;
+  }
+  let module: { default?: unknown };
+  try {
+    module = await import(url);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new Error(`cannot load server module ${specifier}: ${reason}`);
+  }
+  const exported = module.default;
+  if (isServer(exported)) return exported;
+  if (isDefinition(exported)) {
+    try {
+      return defineServer(exported);
+    } catch (error) {
+      throw new Error(`invalid server definition in ${specifier}: ${(error as Error).message}`);
+    }
+  }
+  throw new Error(
+    `${specifier} has no server as its default export (export default defineServer({ … }))`,
+  );
+}

@@ -1,0 +1,159 @@
+/**
+ * Builds a {@link Dialect} from the facts of one version, so each version
+ * module states only what its version is.
+ *
+ * @module
+ */
+
+import type {
+  Dialect,
+  EncodeContext,
+  Era,
+  Feature,
+  McpError,
+  ServerCapabilities,
+  TransportRules,
+} from "@anubis/core";
+import * as s from "@anubis/core/schema";
+import { legacyMeta, NOTIFICATION_PARAMS, PARAMS, RESULTS, statelessMeta } from "./schemas.ts";
+import { INPUT_PARAMS } from "./schemas.ts";
+
+/**
+ * The facts of one version.
+ *
+ * @example
+ * ```ts
+ * import type { DialectSpec } from "@anubis/dialects";
+ * const spec: Partial<DialectSpec> = { version: "2099-01-01", era: "stateless" };
+ * ```
+ */
+export interface DialectSpec {
+  /** The version string. */
+  version: string;
+  /** The era. */
+  era: Era;
+  /** Client-to-server requests. */
+  requestMethods: readonly string[];
+  /** Client-to-server notifications. */
+  notificationMethods: readonly string[];
+  /** Server-to-client requests. */
+  serverRequestMethods: readonly string[];
+  /** Server-to-client notifications. */
+  serverNotificationMethods: readonly string[];
+  /** The capability keys (and their sub-keys) this version advertises. */
+  capabilityKeys: Readonly<Record<string, readonly string[] | "any">>;
+  /** Features. */
+  features: readonly Feature[];
+  /** Transport rules. */
+  transportRules: TransportRules;
+  /** Encodes a result. */
+  encodeResult(
+    method: string,
+    result: Record<string, unknown>,
+    context: EncodeContext,
+  ): Record<string, unknown>;
+  /** Encodes server-to-client request params. */
+  encodeServerRequest(method: string, params: Record<string, unknown>): Record<string, unknown>;
+  /** The not-found error. */
+  resourceNotFound(uri: string): McpError;
+}
+
+const MRTR = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+/**
+ * Builds a dialect from its spec: the params schemas come from the shared
+ * shapes, wrapped with the era's `_meta` rule.
+ *
+ * @param spec The version's facts.
+ * @returns The dialect.
+ *
+ * @example
+ * ```ts
+ * import { v2025_11_25 } from "@anubis/dialects";
+ * console.log(v2025_11_25.supportsFeature("icons")); // true
+ * ```
+ */
+export function defineDialect(spec: DialectSpec): Dialect {
+  const stateless = spec.era === "stateless";
+  const params = new Map<string, s.Schema>();
+  for (const method of spec.requestMethods) {
+    const shape = { ...PARAMS[method], _meta: stateless ? statelessMeta : legacyMeta };
+    if (stateless && MRTR.has(method)) Object.assign(shape, INPUT_PARAMS);
+    // Stateless params are required (they carry `_meta`); legacy ones may be absent.
+    params.set(method, s.object(shape));
+  }
+  const notifications = new Map<string, s.Schema>();
+  for (const method of spec.notificationMethods) {
+    notifications.set(
+      method,
+      s.object({ ...NOTIFICATION_PARAMS[method], _meta: s.optional(s.record(s.unknown())) }),
+    );
+  }
+  const requestMessageSchema = s.refine(
+    s.object({
+      jsonrpc: s.literal("2.0"),
+      id: s.union([s.string(), s.integer()]),
+      method: s.string(),
+    }),
+    (m) => {
+      const schema = params.get(m.method);
+      if (!schema) return `unknown method ${m.method}`;
+      const checked = s.validate(schema, (m as { params?: unknown }).params ?? {});
+      return checked.ok ? undefined : s.formatIssues(checked.issues);
+    },
+  );
+  const notificationMessageSchema = s.refine(
+    s.object({ jsonrpc: s.literal("2.0"), method: s.string() }),
+    (m) => {
+      const schema = notifications.get(m.method);
+      if (!schema) return `unknown notification ${m.method}`;
+      const checked = s.validate(schema, (m as { params?: unknown }).params ?? {});
+      return checked.ok ? undefined : s.formatIssues(checked.issues);
+    },
+  );
+  const features = new Set(spec.features);
+  return {
+    version: spec.version,
+    era: spec.era,
+    requestMethods: spec.requestMethods,
+    notificationMethods: spec.notificationMethods,
+    serverRequestMethods: spec.serverRequestMethods,
+    serverNotificationMethods: spec.serverNotificationMethods,
+    requestParamsSchema: (method) => params.get(method),
+    notificationParamsSchema: (method) => notifications.get(method),
+    requestResultSchema: (method) => RESULTS[method],
+    requestMessageSchema,
+    notificationMessageSchema,
+    progressParamsSchema: s.object(NOTIFICATION_PARAMS["notifications/progress"]),
+    requestMetaSchema: stateless ? statelessMeta : undefined,
+    serverCapabilities: (declared) => shapeCapabilities(declared, spec.capabilityKeys),
+    supportedFeatures: spec.features,
+    supportsFeature: (feature) => features.has(feature),
+    transportRules: spec.transportRules,
+    encodeResult: spec.encodeResult,
+    encodeServerRequest: spec.encodeServerRequest,
+    resourceNotFound: spec.resourceNotFound,
+  };
+}
+
+function shapeCapabilities(
+  declared: ServerCapabilities,
+  keys: Readonly<Record<string, readonly string[] | "any">>,
+): ServerCapabilities {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(declared)) {
+    const allowed = keys[key];
+    if (!allowed || value === undefined || value === null || typeof value !== "object") continue;
+    if (allowed === "any") {
+      out[key] = value;
+      continue;
+    }
+    const sub: Record<string, unknown> = {};
+    for (const name of allowed) {
+      const v = (value as Record<string, unknown>)[name];
+      if (v !== undefined) sub[name] = v;
+    }
+    out[key] = sub;
+  }
+  return out as ServerCapabilities;
+}

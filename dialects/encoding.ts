@@ -1,0 +1,167 @@
+/**
+ * Result encoding per version: legacy versions drop the fields they lack;
+ * the stateless era adds `resultType`, the server's identity and caching
+ * fields. Objects are copied only where something changes.
+ *
+ * @module
+ */
+
+import type { EncodeContext } from "@anubis/core";
+
+type Obj = Record<string, unknown>;
+
+/** Returns `obj` itself when it has none of `keys`, else a copy without them. */
+export function strip<T extends object>(obj: T, keys: readonly string[]): T {
+  let out: Obj | undefined;
+  for (const key of keys) {
+    if (key in obj) {
+      out ??= { ...obj } as Obj;
+      delete out[key];
+    }
+  }
+  return (out ?? obj) as T;
+}
+
+function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
+  const items = result[list];
+  if (!Array.isArray(items)) return result;
+  let changed = false;
+  const mapped = items.map((item) => {
+    const next = f(item as Obj);
+    if (next !== item) changed = true;
+    return next;
+  });
+  return changed ? { ...result, [list]: mapped } : result;
+}
+
+/** The fields each legacy version lacks, by kind of object. */
+export interface LegacyOmissions {
+  tool: readonly string[];
+  component: readonly string[];
+  implementation: readonly string[];
+  callResult: readonly string[];
+  resourceLinks: boolean;
+}
+
+const EMPTY_RESULTS = new Set([
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);
+const STATELESS_FIELDS = ["resultType", "ttlMs", "cacheScope"];
+
+function linkToText(block: Obj): Obj {
+  if (block.type !== "resource_link") return block;
+  return { type: "text", text: block.name ? `${block.name}: ${block.uri}` : String(block.uri) };
+}
+
+/**
+ * The legacy result encoder for a version that omits the given fields.
+ *
+ * @param omit What the version lacks.
+ * @returns The encoder.
+ *
+ * @example
+ * ```ts
+ * import { legacyEncoder } from "@anubis/dialects";
+ * const encode = legacyEncoder({ tool: [], component: [], implementation: [], callResult: [], resourceLinks: true });
+ * console.log(encode("ping", { resultType: "complete" })); // {}
+ * ```
+ */
+export function legacyEncoder(omit: LegacyOmissions): (method: string, result: Obj) => Obj {
+  return (method, result) => {
+    if (EMPTY_RESULTS.has(method)) return {};
+    let out = strip(result, STATELESS_FIELDS);
+    const meta = out._meta as Obj | undefined;
+    if (meta && "io.modelcontextprotocol/serverInfo" in meta) {
+      out = { ...out, _meta: strip(meta, ["io.modelcontextprotocol/serverInfo"]) };
+    }
+    switch (method) {
+      case "initialize":
+        return out.serverInfo
+          ? { ...out, serverInfo: strip(out.serverInfo as Obj, omit.implementation) }
+          : out;
+      case "tools/list":
+        return mapList(out, "tools", (t) => strip(t, omit.tool));
+      case "prompts/list":
+        return mapList(out, "prompts", (p) => strip(p, omit.component));
+      case "resources/list":
+        return mapList(out, "resources", (r) => strip(r, omit.component));
+      case "resources/templates/list":
+        return mapList(out, "resourceTemplates", (r) => strip(r, omit.component));
+      case "tools/call": {
+        out = strip(out, omit.callResult);
+        return omit.resourceLinks ? out : mapList(out, "content", linkToText);
+      }
+      case "prompts/get":
+        return omit.resourceLinks ? out : mapList(out, "messages", (m) => {
+          const c = linkToText(m.content as Obj);
+          return c === m.content ? m : { ...m, content: c };
+        });
+    }
+    return out;
+  };
+}
+
+const CACHEABLE = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
+
+function validTtl(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+function validScope(value: unknown): value is "public" | "private" {
+  return value === "public" || value === "private";
+}
+
+/**
+ * Encodes a stateless-era result: `resultType`, `_meta` server identity,
+ * and the caching fields of cacheable complete results.
+ *
+ * @param method The request method.
+ * @param result The result.
+ * @param context The server identity, cache hint and retry flag.
+ * @returns The encoded result.
+ *
+ * @example
+ * ```ts
+ * import { encodeStatelessResult } from "@anubis/dialects";
+ * const encoded = encodeStatelessResult("tools/list", { tools: [] }, {
+ *   serverInfo: { name: "s", version: "1" },
+ *   retry: false,
+ * });
+ * console.log(encoded.ttlMs, encoded.cacheScope); // 0 private
+ * ```
+ */
+export function encodeStatelessResult(method: string, result: Obj, context: EncodeContext): Obj {
+  const out: Obj = { ...result };
+  out.resultType ??= "complete";
+  out._meta = {
+    ...(result._meta as Obj | undefined),
+    "io.modelcontextprotocol/serverInfo": context.serverInfo,
+  };
+  if (method === "tools/list" && Array.isArray(out.tools)) {
+    out.tools = (out.tools as Obj[]).map((t) => strip(t, ["execution"]));
+  }
+  if (!CACHEABLE.has(method) || out.resultType !== "complete") {
+    if (out.resultType !== "complete" || !CACHEABLE.has(method)) {
+      delete out.ttlMs;
+      delete out.cacheScope;
+    }
+    return out;
+  }
+  const hint = context.cacheHint;
+  if (!validTtl(out.ttlMs)) out.ttlMs = hint && validTtl(hint.ttlMs) ? hint.ttlMs : 0;
+  if (!validScope(out.cacheScope)) {
+    out.cacheScope = hint && validScope(hint.scope) ? hint.scope : "private";
+  }
+  if (context.retry) out.ttlMs = 0;
+  return out;
+}

@@ -1,0 +1,38 @@
+/**
+ * `@anubis/dialects`: one dialect per MCP protocol version (2025-03-26,
+ * 2025-06-18, 2025-11-25 and the stateless 2026-07-28) and the default
+ * registry of all four.
+ *
+ * @example
+ * ```ts
+ * import { createDefaultRegistry } from "@anubis/dialects";
+ * const registry = createDefaultRegistry();
+ * console.log(registry.versions()); // ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
+ * console.log(registry.negotiate("2026-07-28", registry.versions())?.version); // 2025-11-25
+ * ```
+ *
+ * @module
+ */
+
+import { Registry } from "@anubis/core";
+import { ALL_DIALECTS } from "./versions.ts";
+
+export * from "./versions.ts";
+export * from "./define_dialect.ts";
+export { encodeStatelessResult, legacyEncoder, type LegacyOmissions, strip } from "./encoding.ts";
+
+/**
+ * A fresh registry of all four versions (fresh, so registering a custom
+ * dialect never leaks into another server).
+ *
+ * @returns The registry.
+ *
+ * @example
+ * ```ts
+ * import { createDefaultRegistry } from "@anubis/dialects";
+ * console.log(createDefaultRegistry().get("2025-06-18")?.era); // legacy
+ * ```
+ */
+export function createDefaultRegistry(): Registry {
+  return new Registry(ALL_DIALECTS);
+}

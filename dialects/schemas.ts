@@ -1,0 +1,144 @@
+/**
+ * Params and result schemas shared by the protocol versions; each version
+ * module picks the ones its version has.
+ *
+ * @module
+ */
+
+import * as s from "@anubis/core/schema";
+
+/** Every log level, lowest first. */
+export const LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
+
+const id: s.Schema = s.union([s.string(), s.integer()]);
+const anyObject: s.Schema = s.record(s.unknown());
+
+/** Legacy request params: `_meta` is optional, with an optional progress token. */
+export const legacyMeta: s.Schema = s.optional(
+  s.object({ progressToken: s.optional(id) }),
+);
+
+/** The `_meta` every stateless (2026-07-28) request carries. */
+export const statelessMeta: s.Schema = s.object({
+  "io.modelcontextprotocol/protocolVersion": s.string(),
+  "io.modelcontextprotocol/clientCapabilities": anyObject,
+  "io.modelcontextprotocol/clientInfo": s.optional(
+    s.object({ name: s.string(), version: s.string() }),
+  ),
+  "io.modelcontextprotocol/logLevel": s.optional(s.enumeration(LEVELS)),
+  progressToken: s.optional(id),
+});
+
+/** Params shapes without `_meta`, by method. */
+export const PARAMS: Record<string, s.Shape> = {
+  "initialize": {
+    protocolVersion: s.string(),
+    capabilities: anyObject,
+    clientInfo: s.object({ name: s.string(), version: s.string() }),
+  },
+  "ping": {},
+  "server/discover": {},
+  "tools/list": { cursor: s.optional(s.string()) },
+  "prompts/list": { cursor: s.optional(s.string()) },
+  "resources/list": { cursor: s.optional(s.string()) },
+  "resources/templates/list": { cursor: s.optional(s.string()) },
+  "tasks/list": { cursor: s.optional(s.string()) },
+  "tools/call": { name: s.string(), arguments: s.optional(anyObject) },
+  "prompts/get": { name: s.string(), arguments: s.optional(s.record(s.string())) },
+  "resources/read": { uri: s.string() },
+  "resources/subscribe": { uri: s.string() },
+  "resources/unsubscribe": { uri: s.string() },
+  "logging/setLevel": { level: s.enumeration(LEVELS) },
+  "completion/complete": {
+    ref: s.discriminated("type", {
+      "ref/prompt": s.object({ type: s.literal("ref/prompt"), name: s.string() }),
+      "ref/resource": s.object({ type: s.literal("ref/resource"), uri: s.string() }),
+    }),
+    argument: s.object({ name: s.string(), value: s.string() }),
+    context: s.optional(s.object({ arguments: s.optional(s.record(s.string())) })),
+  },
+  "tasks/get": { taskId: s.string() },
+  "tasks/result": { taskId: s.string() },
+  "tasks/cancel": { taskId: s.string() },
+  "subscriptions/listen": {
+    notifications: s.object({
+      toolsListChanged: s.optional(s.boolean()),
+      promptsListChanged: s.optional(s.boolean()),
+      resourcesListChanged: s.optional(s.boolean()),
+      resourceSubscriptions: s.optional(s.array(s.string())),
+    }),
+  },
+};
+
+/** The multi round-trip params of the three methods that may ask for input. */
+export const INPUT_PARAMS: s.Shape = {
+  inputResponses: s.optional(anyObject),
+  requestState: s.optional(s.string()),
+};
+
+/** Notification params shapes, by method. */
+export const NOTIFICATION_PARAMS: Record<string, s.Shape> = {
+  "notifications/initialized": {},
+  "notifications/cancelled": { requestId: s.optional(id), reason: s.optional(s.string()) },
+  "notifications/progress": {
+    progressToken: id,
+    progress: s.number(),
+    total: s.optional(s.number()),
+    message: s.optional(s.string()),
+  },
+  "notifications/roots/list_changed": {},
+  "notifications/tasks/status": { taskId: s.string() },
+};
+
+const content: s.Schema = s.object({ type: s.string() });
+
+/** Result schemas, by method (both directions). */
+export const RESULTS: Record<string, s.Schema> = {
+  "initialize": s.object({
+    protocolVersion: s.string(),
+    capabilities: anyObject,
+    serverInfo: s.object({ name: s.string(), version: s.string() }),
+    instructions: s.optional(s.string()),
+  }),
+  "ping": anyObject,
+  "logging/setLevel": anyObject,
+  "resources/subscribe": anyObject,
+  "resources/unsubscribe": anyObject,
+  "server/discover": s.object({ supportedVersions: s.array(s.string()), capabilities: anyObject }),
+  "tools/list": s.object({
+    tools: s.array(s.object({ name: s.string(), inputSchema: anyObject })),
+  }),
+  "tools/call": s.object({ content: s.array(content), isError: s.optional(s.boolean()) }),
+  "prompts/list": s.object({ prompts: s.array(s.object({ name: s.string() })) }),
+  "prompts/get": s.object({
+    messages: s.array(s.object({ role: s.enumeration(["user", "assistant"]), content })),
+  }),
+  "resources/list": s.object({
+    resources: s.array(s.object({ uri: s.string(), name: s.string() })),
+  }),
+  "resources/templates/list": s.object({
+    resourceTemplates: s.array(s.object({ uriTemplate: s.string(), name: s.string() })),
+  }),
+  "resources/read": s.object({ contents: s.array(s.object({ uri: s.string() })) }),
+  "completion/complete": s.object({ completion: s.object({ values: s.array(s.string()) }) }),
+  "subscriptions/listen": anyObject,
+  "sampling/createMessage": s.object({
+    role: s.enumeration(["user", "assistant"]),
+    content: s.union([content, s.array(content)]),
+    model: s.string(),
+  }),
+  "roots/list": s.object({ roots: s.array(s.object({ uri: s.string() })) }),
+  "elicitation/create": s.object({
+    action: s.enumeration(["accept", "decline", "cancel"]),
+    content: s.optional(s.record(s.unknown())),
+  }),
+};

@@ -1,0 +1,17 @@
+/**
+ * `@anubis/transport-stdio`: serve an MCP server as a child process speaking
+ * newline-delimited JSON-RPC on stdin/stdout (or any stream pair), the way
+ * MCP hosts start local servers.
+ *
+ * @example
+ * ```ts ignore
+ * import { defineServer } from "@anubis/core";
+ * import { serveStdio } from "@anubis/transport-stdio";
+ * await serveStdio(defineServer({ name: "hello", version: "1.0.0" }));
+ * ```
+ *
+ * @module
+ */
+
+export * from "./stdio_transport.ts";
+export * from "./line_splitter.ts";

@@ -1,0 +1,222 @@
+/**
+ * Newline-delimited JSON-RPC over a byte stream pair, defaulting to the
+ * process's stdin and stdout on Deno and Node.
+ *
+ * @module
+ */
+
+import {
+  type Decoded,
+  decodeMessage,
+  Engine,
+  ErrorCode,
+  errorResponse,
+  type JsonRpcMessage,
+  type McpServer,
+  type Registry,
+  type Session,
+} from "@anubis/core";
+import { createDefaultRegistry } from "@anubis/dialects";
+import { LineSplitter } from "./line_splitter.ts";
+
+/**
+ * Options of {@link serveStdio}.
+ *
+ * @example
+ * ```ts
+ * import type { StdioOptions } from "@anubis/transport-stdio";
+ * const options: StdioOptions = { gracePeriodMs: 2_000 };
+ * ```
+ */
+export interface StdioOptions {
+  /** Where messages come from (default: the process's stdin). */
+  readable?: ReadableStream<Uint8Array>;
+  /** Where messages go (default: the process's stdout). */
+  writable?: WritableStream<Uint8Array>;
+  /** The dialects (default: all four). */
+  registry?: Registry;
+  /** The longest accepted line in bytes (default 64 MiB). */
+  maxLineBytes?: number;
+  /** How long in-flight requests may run after input ends (default 10 s). */
+  gracePeriodMs?: number;
+  /** Stops reading, then shuts down as at end of input. */
+  signal?: AbortSignal;
+  /**
+   * Sends `console.log`, `console.info` and `console.debug` to stderr while
+   * serving the process's stdout, so stray prints cannot corrupt the protocol
+   * stream (default `true` when writing to stdout).
+   */
+  redirectConsole?: boolean;
+}
+
+const encoder = new TextEncoder();
+const WHITESPACE = /^[\s]*$/;
+
+type DenoLike = {
+  stdin: { readable: ReadableStream<Uint8Array> };
+  stdout: { writable: WritableStream<Uint8Array> };
+};
+
+async function processStreams(): Promise<[ReadableStream<Uint8Array>, WritableStream<Uint8Array>]> {
+  const deno = (globalThis as { Deno?: DenoLike }).Deno;
+  if (deno) return [deno.stdin.readable, deno.stdout.writable];
+  const { Readable, Writable } = await import("node:stream");
+  const nodeProcess = (globalThis as unknown as {
+    process: { stdin: unknown; stdout: unknown };
+  }).process;
+  return [
+    Readable.toWeb(nodeProcess.stdin as never) as unknown as ReadableStream<Uint8Array>,
+    Writable.toWeb(nodeProcess.stdout as never) as WritableStream<Uint8Array>,
+  ];
+}
+
+/**
+ * Serves a server over newline-delimited JSON-RPC until the input ends (or
+ * `signal` aborts): requests run concurrently, responses are written whole in
+ * arrival order of completion, writes respect backpressure. Both eras share
+ * the connection: legacy after `initialize`, stateless for any request whose
+ * `_meta` claims it. At the end, in-flight work gets the grace period, then
+ * is cancelled, and the output is flushed.
+ *
+ * @param server The defined server.
+ * @param options Streams, limits and shutdown.
+ * @returns Resolves when serving is over.
+ *
+ * @example
+ * ```ts ignore
+ * import { defineServer } from "@anubis/core";
+ * import { serveStdio } from "@anubis/transport-stdio";
+ * await serveStdio(defineServer({ name: "hello", version: "1.0.0" }));
+ * ```
+ */
+export async function serveStdio(server: McpServer, options: StdioOptions = {}): Promise<void> {
+  let readable = options.readable, writable = options.writable;
+  const usesProcess = !readable || !writable;
+  if (usesProcess) {
+    const [stdin, stdout] = await processStreams();
+    readable ??= stdin;
+    writable ??= stdout;
+  }
+  const restoreConsole = (options.redirectConsole ?? !options.writable)
+    ? redirectConsole()
+    : undefined;
+  const engine = new Engine(server, { registry: options.registry ?? createDefaultRegistry() });
+  const writer = writable!.getWriter();
+  let writing: Promise<void> = Promise.resolve();
+  let broken = false;
+  const write = (message: unknown): Promise<void> => {
+    const bytes = encoder.encode(JSON.stringify(message) + "\n");
+    writing = writing.then(() => (broken ? undefined : writer.write(bytes))).catch(() => {
+      broken = true;
+    });
+    return writing;
+  };
+  const session = engine.createSession({ transport: "stdio", onMessage: write });
+  const exchange = { session, transport: "stdio", emit: write };
+  const inflight = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    inflight.add(work);
+    work.finally(() => inflight.delete(work));
+  };
+
+  const reader = readable!.getReader();
+  const onAbort = () => reader.cancel().catch(() => {});
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  const splitter = new LineSplitter(options.maxLineBytes ?? 64 * 1024 * 1024);
+  const dispatch = (line: ReturnType<LineSplitter["push"]>[number]) => {
+    if ("tooLong" in line) {
+      write(
+        errorResponse(
+          null,
+          ErrorCode.INVALID_REQUEST,
+          `Message of ${line.tooLong} bytes is too large`,
+        ),
+      );
+      return;
+    }
+    const decoded = decodeMessage(line.bytes);
+    if (decoded.kind === "invalid" && isBlank(line.bytes)) return;
+    track(serveDecoded(engine, decoded, session, exchange, write));
+  };
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const line of splitter.push(value)) dispatch(line);
+    }
+  } catch {
+    // A broken input ends serving like an end of input.
+  }
+  const last = splitter.flush();
+  if (last) dispatch(last);
+  options.signal?.removeEventListener("abort", onAbort);
+
+  // End of input: listen streams end gracefully, work gets the grace period.
+  engine.close();
+  if (inflight.size > 0) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...inflight]),
+      new Promise((r) => (timer = setTimeout(r, options.gracePeriodMs ?? 10_000))),
+    ]);
+    clearTimeout(timer);
+  }
+  engine.dropSession(session);
+  await writing;
+  if (!usesProcess || options.writable) await writer.close().catch(() => {});
+  else writer.releaseLock();
+  restoreConsole?.();
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  try {
+    return WHITESPACE.test(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return false;
+  }
+}
+
+async function serveDecoded(
+  engine: Engine,
+  decoded: Decoded,
+  session: Session,
+  exchange: { session: Session; transport: string; emit: (m: unknown) => Promise<void> },
+  write: (message: unknown) => Promise<void>,
+): Promise<void> {
+  switch (decoded.kind) {
+    case "invalid":
+      await write(decoded.error);
+      return;
+    case "batch": {
+      if (!session.dialect?.transportRules.batching) {
+        await write(
+          errorResponse(
+            null,
+            ErrorCode.INVALID_REQUEST,
+            "JSON-RPC batches are not supported by this protocol version",
+          ),
+        );
+        return;
+      }
+      const messages: JsonRpcMessage[] = [];
+      for (const entry of decoded.entries) {
+        if (entry.kind === "invalid") await write(entry.error);
+        else if (entry.kind !== "batch") messages.push(entry.message);
+      }
+      const responses = await engine.handleBatch(messages, exchange);
+      if (responses.length > 0) await write(responses);
+      return;
+    }
+    default: {
+      const reply = await engine.handle(decoded.message, exchange);
+      if (reply) await write(reply.message);
+    }
+  }
+}
+
+function redirectConsole(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  console.log = console.info = console.debug = console.error;
+  return () => Object.assign(console, saved);
+}
