@@ -38,7 +38,10 @@ export default defineServer({
       name: "count",
       description: "Counts to three with progress",
       handler: async (_args, frame) => {
-        for (let i = 1; i <= 3; i++) await frame.progress(i, { total: 3 });
+        for (let i = 1; i <= 3; i++) {
+          await frame.progress(i, { total: 3 });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         return "counted";
       },
     },
