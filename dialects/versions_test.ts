@@ -1,0 +1,260 @@
+import assert from "node:assert/strict";
+import * as s from "@anubis/core/schema";
+import {
+  ALL_DIALECTS,
+  createDefaultRegistry,
+  v2025_03_26,
+  v2025_06_18,
+  v2025_11_25,
+  v2026_07_28,
+} from "./mod.ts";
+
+const serverInfo = {
+  name: "s",
+  version: "1.0.0",
+  title: "S",
+  description: "d",
+  websiteUrl: "https://x",
+  icons: [],
+};
+const context = { serverInfo: { name: "s", version: "1.0.0" }, retry: false };
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+Deno.test("compliance loop: every dialect is consistent", () => {
+  for (const dialect of ALL_DIALECTS) {
+    assert.equal(dialect.era, dialect.version < "2026" ? "legacy" : "stateless", dialect.version);
+    for (const method of dialect.requestMethods) {
+      assert.ok(dialect.requestParamsSchema(method), `${dialect.version} ${method} params`);
+    }
+    for (const method of dialect.notificationMethods) {
+      assert.ok(
+        dialect.notificationParamsSchema(method),
+        `${dialect.version} ${method} notification`,
+      );
+    }
+    for (const feature of dialect.supportedFeatures) assert.ok(dialect.supportsFeature(feature));
+    assert.equal(dialect.supportsFeature("batching"), dialect.version === "2025-03-26");
+    assert.equal(dialect.transportRules.batching, dialect.version === "2025-03-26");
+    if (dialect.era === "stateless") {
+      for (const method of dialect.requestMethods) {
+        assert.equal(
+          s.validate(dialect.requestParamsSchema(method)!, {}).ok,
+          false,
+          `${method} needs _meta`,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("method lists differ by version", () => {
+  for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe"]) {
+    assert.ok(v2025_11_25.requestMethods.includes(method));
+    assert.ok(!v2026_07_28.requestMethods.includes(method), method);
+  }
+  for (const method of ["server/discover", "subscriptions/listen"]) {
+    assert.ok(v2026_07_28.requestMethods.includes(method));
+    assert.ok(!v2025_11_25.requestMethods.includes(method), method);
+  }
+  assert.ok(!v2025_03_26.serverRequestMethods.includes("elicitation/create"));
+  assert.ok(v2025_06_18.serverRequestMethods.includes("elicitation/create"));
+  assert.deepEqual(v2026_07_28.serverRequestMethods, []);
+  assert.ok(v2025_11_25.requestMethods.includes("tasks/get"));
+});
+
+Deno.test("params schemas accept spec examples and reject wrong shapes", () => {
+  const call = v2025_11_25.requestParamsSchema("tools/call")!;
+  assert.ok(s.validate(call, { name: "x", arguments: { a: 1 } }).ok);
+  assert.ok(!s.validate(call, { name: 1 }).ok);
+  assert.ok(!s.validate(call, { name: "x", arguments: [] }).ok);
+  const level = v2025_06_18.requestParamsSchema("logging/setLevel")!;
+  assert.ok(!s.validate(level, { level: "loud" }).ok);
+  const complete = v2025_11_25.requestParamsSchema("completion/complete")!;
+  assert.ok(
+    s.validate(complete, {
+      ref: { type: "ref/prompt", name: "p" },
+      argument: { name: "a", value: "" },
+    }).ok,
+  );
+  assert.ok(
+    !s.validate(complete, {
+      ref: { type: "ref/tool", name: "p" },
+      argument: { name: "a", value: "" },
+    }).ok,
+  );
+  const stateless = v2026_07_28.requestParamsSchema("tools/call")!;
+  assert.ok(
+    s.validate(stateless, { name: "x", _meta: META, inputResponses: {}, requestState: "s" }).ok,
+  );
+  assert.ok(!s.validate(stateless, { name: "x", _meta: META, inputResponses: null }).ok);
+  const listen = v2026_07_28.requestParamsSchema("subscriptions/listen")!;
+  assert.ok(s.validate(listen, { _meta: META, notifications: { toolsListChanged: true } }).ok);
+  assert.ok(!s.validate(listen, { _meta: META }).ok);
+});
+
+Deno.test("the stateless _meta schema", () => {
+  const meta = v2026_07_28.requestMetaSchema!;
+  assert.ok(s.validate(meta, { ...META, "x.example/extra": 1 }).ok);
+  assert.ok(!s.validate(meta, { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }).ok);
+  assert.ok(!s.validate(meta, { "io.modelcontextprotocol/clientCapabilities": {} }).ok);
+  assert.ok(!s.validate(meta, { ...META, "io.modelcontextprotocol/logLevel": "loud" }).ok);
+  assert.equal(v2025_11_25.requestMetaSchema, undefined);
+});
+
+Deno.test("capabilities are shaped per version", () => {
+  const declared = {
+    tools: { listChanged: true },
+    completions: {},
+    logging: {},
+    tasks: { list: {} },
+    extensions: { "x/y": {} },
+    completion: {},
+  } as never;
+  assert.deepEqual(v2025_03_26.serverCapabilities(declared), {
+    tools: { listChanged: true },
+    completions: {},
+    logging: {},
+  });
+  assert.deepEqual(v2025_11_25.serverCapabilities(declared), {
+    tools: { listChanged: true },
+    completions: {},
+    logging: {},
+    tasks: { list: {} },
+  });
+  assert.deepEqual(v2026_07_28.serverCapabilities(declared), {
+    tools: { listChanged: true },
+    completions: {},
+    logging: {},
+    extensions: { "x/y": {} },
+  });
+});
+
+Deno.test("legacy encoding never carries 2026 fields and drops what a version lacks", () => {
+  for (const dialect of [v2025_03_26, v2025_06_18, v2025_11_25]) {
+    assert.deepEqual(dialect.encodeResult("ping", { resultType: "complete" }, context), {});
+    assert.deepEqual(
+      dialect.encodeResult(
+        "tools/call",
+        { content: [], resultType: "complete", ttlMs: 1 },
+        context,
+      ),
+      {
+        content: [],
+      },
+    );
+  }
+  const tool = {
+    name: "t",
+    title: "T",
+    inputSchema: { type: "object" },
+    outputSchema: {},
+    icons: [],
+    execution: {},
+  };
+  const input = { tools: [tool] };
+  assert.deepEqual(v2025_03_26.encodeResult("tools/list", input, context), {
+    tools: [{ name: "t", inputSchema: { type: "object" } }],
+  });
+  assert.deepEqual(v2025_06_18.encodeResult("tools/list", input, context), {
+    tools: [{ name: "t", title: "T", inputSchema: { type: "object" }, outputSchema: {} }],
+  });
+  assert.equal(v2025_11_25.encodeResult("tools/list", input, context), input);
+  assert.deepEqual(input.tools[0], tool, "the input is not mutated");
+  assert.deepEqual(
+    v2025_03_26.encodeResult("initialize", {
+      protocolVersion: "2025-03-26",
+      capabilities: {},
+      serverInfo,
+    }, context),
+    {
+      protocolVersion: "2025-03-26",
+      capabilities: {},
+      serverInfo: { name: "s", version: "1.0.0" },
+    },
+  );
+  assert.deepEqual(
+    v2025_03_26.encodeResult("tools/call", {
+      content: [{ type: "resource_link", uri: "file:///a", name: "a" }],
+      structuredContent: { a: 1 },
+    }, context),
+    { content: [{ type: "text", text: "a: file:///a" }] },
+  );
+});
+
+Deno.test("stateless encoding adds resultType, server identity and caching fields", () => {
+  assert.deepEqual(
+    v2026_07_28.encodeResult("tools/call", { content: [], _meta: { k: 1 } }, context),
+    {
+      content: [],
+      resultType: "complete",
+      _meta: { k: 1, "io.modelcontextprotocol/serverInfo": context.serverInfo },
+    },
+  );
+  const listed = v2026_07_28.encodeResult("tools/list", { tools: [] }, {
+    ...context,
+    cacheHint: { ttlMs: 5, scope: "public" },
+  });
+  assert.equal(listed.ttlMs, 5);
+  assert.equal(listed.cacheScope, "public");
+  const own = v2026_07_28.encodeResult("resources/read", {
+    contents: [],
+    ttlMs: 9,
+    cacheScope: "public",
+  }, context);
+  assert.equal(own.ttlMs, 9);
+  const bad = v2026_07_28.encodeResult("prompts/list", {
+    prompts: [],
+    ttlMs: -1,
+    cacheScope: "shared",
+  }, {
+    ...context,
+    cacheHint: { ttlMs: 1.5, scope: "public" },
+  });
+  assert.equal(bad.ttlMs, 0);
+  assert.equal(bad.cacheScope, "public");
+  const retry = v2026_07_28.encodeResult("resources/read", { contents: [] }, {
+    ...context,
+    retry: true,
+    cacheHint: { ttlMs: 100, scope: "public" },
+  });
+  assert.equal(retry.ttlMs, 0);
+  const input = v2026_07_28.encodeResult("resources/read", {
+    resultType: "input_required",
+    requestState: "x",
+  }, context);
+  assert.equal("ttlMs" in input, false);
+  assert.equal("cacheScope" in input, false);
+});
+
+Deno.test("server requests, not-found errors and negotiation", () => {
+  assert.deepEqual(
+    v2025_06_18.encodeServerRequest("elicitation/create", { mode: "form", message: "m" }),
+    { message: "m" },
+  );
+  assert.deepEqual(
+    v2026_07_28.encodeServerRequest("elicitation/create", {
+      mode: "url",
+      url: "u",
+      elicitationId: "e",
+    }),
+    {
+      mode: "url",
+      url: "u",
+    },
+  );
+  assert.equal(v2025_11_25.resourceNotFound("x").code, -32002);
+  assert.equal(v2026_07_28.resourceNotFound("x").code, -32602);
+  assert.deepEqual(v2026_07_28.resourceNotFound("x").data, { uri: "x" });
+  const registry = createDefaultRegistry();
+  const all = registry.versions();
+  assert.equal(registry.negotiate("2025-06-18", all)?.version, "2025-06-18");
+  assert.equal(registry.negotiate("2026-07-28", all)?.version, "2025-11-25");
+  assert.equal(
+    registry.negotiate("1999-01-01", ["2025-03-26", "2025-06-18"])?.version,
+    "2025-06-18",
+  );
+  assert.equal(registry.negotiate("2025-11-25", ["2026-07-28"]), undefined);
+});
