@@ -1,0 +1,282 @@
+/**
+ * The engine in process, with the real dialects: callbacks of seed 000 and
+ * the era rules, asserted on the exact wire shape.
+ */
+
+import assert from "node:assert/strict";
+import {
+  defineServer,
+  Engine,
+  ErrorCode,
+  type JsonRpcMessage,
+  McpError,
+  NO_REPLY,
+  type ServerDefinition,
+} from "@anubis/core";
+import { createDefaultRegistry } from "@anubis/dialects";
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+function setup(definition: Partial<ServerDefinition>) {
+  const server = defineServer({ name: "t", version: "1.0.0", ...definition });
+  const engine = new Engine(server, { registry: createDefaultRegistry() });
+  const emitted: JsonRpcMessage[] = [];
+  const session = engine.createSession({
+    transport: "test",
+    onMessage: (m) => void emitted.push(m),
+  });
+  const exchange = {
+    session,
+    transport: "test",
+    emit: (m: JsonRpcMessage) => void emitted.push(m),
+  };
+  let id = 0;
+  const request = async (
+    method: string,
+    params?: Record<string, unknown>,
+  ) => (await engine.handle({ jsonrpc: "2.0", id: ++id, method, params }, exchange));
+  const initialize = async (protocolVersion = "2025-11-25") => {
+    await request("initialize", {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: "c", version: "1" },
+    });
+    await engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
+  };
+  return { engine, session, exchange, emitted, request, initialize };
+}
+
+const echo = {
+  name: "echo",
+  description: "echo",
+  inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  handler: ({ n }: { n: number }) => `n=${n}`,
+};
+const secret = { name: "secret", description: "hidden", handler: () => "secret" };
+
+Deno.test("serverTools filters tools/list and the tools/call lookup", async () => {
+  const t = setup({
+    tools: [echo, secret],
+    serverTools: (tools) => tools.filter((x) => x.name !== "secret"),
+  });
+  await t.initialize();
+  const list = await t.request("tools/list");
+  assert.deepEqual(
+    (list!.message as unknown as { result: { tools: { name: string }[] } }).result.tools.map((x) =>
+      x.name
+    ),
+    [
+      "echo",
+    ],
+  );
+  const call = await t.request("tools/call", { name: "secret" });
+  assert.deepEqual(call!.message, {
+    jsonrpc: "2.0",
+    id: 3,
+    error: { code: -32602, message: "Unknown tool: secret", data: { name: "secret" } },
+  });
+});
+
+Deno.test("invalid tool arguments: -32602 before 2025-11-25, an isError result after", async () => {
+  const old = setup({ tools: [echo] });
+  await old.initialize("2025-06-18");
+  const r1 = await old.request("tools/call", { name: "echo", arguments: { n: "x" } });
+  assert.equal((r1!.message as { error: { code: number } }).error.code, -32602);
+  const current = setup({ tools: [echo] });
+  await current.initialize("2025-11-25");
+  const r2 = await current.request("tools/call", { name: "echo", arguments: { n: "x" } });
+  assert.equal((r2!.message as unknown as { result: { isError: boolean } }).result.isError, true);
+});
+
+Deno.test("init: an McpError keeps its code, anything else is -32603 with a string message", async () => {
+  const a = setup({
+    init: () => {
+      throw new McpError(-32099, "nope");
+    },
+  });
+  const r1 = await a.request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "c", version: "1" },
+  });
+  assert.deepEqual(r1!.message, {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: -32099, message: "nope" },
+  });
+  assert.equal(a.session.dialect, undefined);
+  const b = setup({
+    init: () => {
+      throw new Error("boom");
+    },
+  });
+  const r2 = await b.request("tools/list", { _meta: META });
+  assert.deepEqual(r2!.message, {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: -32603, message: "boom" },
+  });
+});
+
+Deno.test("stateless init runs per request with that request's client info or {}", async () => {
+  const seen: unknown[] = [];
+  const t = setup({
+    tools: [echo],
+    init: (info, frame) => void seen.push([info, frame.context.era]),
+  });
+  await t.request("tools/list", { _meta: META });
+  await t.request("tools/list", {
+    _meta: { ...META, "io.modelcontextprotocol/clientInfo": { name: "x", version: "2" } },
+  });
+  assert.deepEqual(seen, [[{}, "stateless"], [{ name: "x", version: "2" }, "stateless"]]);
+});
+
+Deno.test("handleRequest: reply, NO_REPLY, error, and next() for the default routing", async () => {
+  const t = setup({
+    tools: [echo],
+    handleRequest: (request, _frame, next) => {
+      if (request.method === "custom/hello") return { hello: "world" };
+      if (request.method === "custom/silent") return NO_REPLY;
+      if (request.method === "custom/fail") throw new McpError(ErrorCode.INVALID_PARAMS, "bad");
+      return next();
+    },
+  });
+  await t.initialize();
+  assert.deepEqual((await t.request("custom/hello"))!.message, {
+    jsonrpc: "2.0",
+    id: 2,
+    result: { hello: "world" },
+  });
+  assert.equal(await t.request("custom/silent"), undefined);
+  assert.equal(
+    ((await t.request("custom/fail"))!.message as { error: { code: number } }).error.code,
+    -32602,
+  );
+  const listed = await t.request("tools/list");
+  assert.equal(
+    (listed!.message as unknown as { result: { tools: unknown[] } }).result.tools.length,
+    1,
+  );
+  assert.equal(
+    ((await t.request("other/unknown"))!.message as { error: { code: number } }).error.code,
+    -32601,
+  );
+});
+
+Deno.test("a method whose capability is not declared is -32601 (404 in the stateless era)", async () => {
+  const t = setup({ tools: [echo] });
+  const reply = await t.request("prompts/list", { _meta: META });
+  assert.equal(reply!.status, 404);
+  assert.equal((reply!.message as { error: { code: number } }).error.code, -32601);
+  const envelope = await t.request("tools/list", {
+    _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
+  });
+  assert.equal(envelope!.status, 400);
+  assert.equal((envelope!.message as { error: { code: number } }).error.code, -32602);
+});
+
+Deno.test("logs honour the level: none without a stateless logLevel, filtered by setLevel in legacy", async () => {
+  const tool = {
+    name: "talk",
+    description: "logs",
+    handler: async (_: unknown, frame: import("@anubis/core").Frame) => {
+      await frame.log("debug", "d");
+      await frame.log("error", "e");
+      return "ok";
+    },
+  };
+  const t = setup({ tools: [tool] });
+  await t.request("tools/call", { name: "talk", _meta: META });
+  assert.deepEqual(t.emitted, []);
+  await t.request("tools/call", {
+    name: "talk",
+    _meta: { ...META, "io.modelcontextprotocol/logLevel": "info" },
+  });
+  assert.deepEqual(t.emitted, [{
+    jsonrpc: "2.0",
+    method: "notifications/message",
+    params: { level: "error", data: "e" },
+  }]);
+  t.emitted.length = 0;
+  await t.initialize();
+  await t.request("logging/setLevel", { level: "warning" });
+  await t.request("tools/call", { name: "talk" });
+  assert.deepEqual(t.emitted.map((m) => (m as { params: { level: string } }).params.level), [
+    "error",
+  ]);
+});
+
+Deno.test("a cancelled legacy request gets no response", async () => {
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
+  const slow = {
+    name: "slow",
+    description: "waits for cancellation",
+    handler: (_: unknown, frame: import("@anubis/core").Frame) =>
+      new Promise<string>((resolve) => {
+        started();
+        frame.signal.addEventListener("abort", () => resolve("too late"));
+      }),
+  };
+  const t = setup({ tools: [slow] });
+  await t.initialize();
+  const pending = t.engine.handle({
+    jsonrpc: "2.0",
+    id: "slow-1",
+    method: "tools/call",
+    params: { name: "slow" },
+  }, t.exchange);
+  await running;
+  await t.engine.handle({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "slow-1" },
+  }, t.exchange);
+  assert.equal(await pending, undefined);
+});
+
+Deno.test("outputSchema is enforced and a bad cursor is -32602", async () => {
+  const t = setup({
+    tools: [{
+      name: "shaped",
+      description: "structured",
+      outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      handler: () => ({ content: [], structuredContent: { n: "no" } }),
+    }, echo],
+    pageSize: 1,
+  });
+  await t.initialize();
+  const call = await t.request("tools/call", { name: "shaped" });
+  assert.equal((call!.message as { error: { code: number } }).error.code, -32603);
+  const page = await t.request("tools/list");
+  const next = (page!.message as unknown as { result: { nextCursor: string } }).result.nextCursor;
+  const second = await t.request("tools/list", { cursor: next });
+  assert.deepEqual(
+    (second!.message as unknown as { result: { tools: { name: string }[] } }).result.tools.map((
+      x,
+    ) => x.name),
+    [
+      "echo",
+    ],
+  );
+  const bad = await t.request("tools/list", { cursor: "forged" });
+  assert.equal((bad!.message as { error: { code: number } }).error.code, -32602);
+});
+
+Deno.test("list changes reach initialized sessions; resource updates only subscribers", async () => {
+  const t = setup({ tools: [echo], resources: [{ uri: "test://r", name: "r", read: () => "r" }] });
+  await t.initialize();
+  t.engine.server.notify.toolsListChanged();
+  t.engine.server.notify.resourceUpdated("test://r");
+  await t.request("resources/subscribe", { uri: "test://r" });
+  t.engine.server.notify.resourceUpdated("test://r");
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(t.emitted, [
+    { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+    { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "test://r" } },
+  ]);
+  t.engine.close();
+});
