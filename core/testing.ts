@@ -1,0 +1,203 @@
+/**
+ * Contract test suites that every `EventStore` and `SessionStore` package
+ * runs. Runtime-neutral: each suite returns cases and the package registers
+ * them with its test runner.
+ *
+ * @example
+ * ```ts ignore
+ * import { eventStoreContract } from "@anubis/core/testing";
+ * import { MemoryEventStore } from "@anubis/event-store-memory";
+ * for (const c of eventStoreContract(() => ({ store: new MemoryEventStore() }))) Deno.test(c.name, c.fn);
+ * ```
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import type { EventStore } from "./event_store.ts";
+import type { SessionRecord, SessionStore } from "./session_store.ts";
+
+/**
+ * One test case.
+ *
+ * @example
+ * ```ts
+ * import type { ContractCase } from "@anubis/core/testing";
+ * const c: ContractCase = { name: "noop", fn: () => Promise.resolve() };
+ * ```
+ */
+export interface ContractCase {
+  /** The case's name. */
+  name: string;
+  /** Runs the case; rejects on failure. */
+  fn: () => Promise<void>;
+}
+
+/**
+ * A fresh, isolated store for one case, and how to release it.
+ *
+ * @example
+ * ```ts
+ * import type { StoreFixture } from "@anubis/core/testing";
+ * const fixture: StoreFixture<Map<string, string>> = { store: new Map() };
+ * ```
+ */
+export interface StoreFixture<S> {
+  /** The store. */
+  store: S;
+  /** Releases files or handles. */
+  close?: () => Promise<void>;
+}
+
+type Factory<S> = () => StoreFixture<S> | Promise<StoreFixture<S>>;
+
+function cases<S>(
+  prefix: string,
+  make: Factory<S>,
+  tests: Record<string, (store: S) => Promise<void>>,
+) {
+  return Object.entries(tests).map(([name, body]) => ({
+    name: `${prefix}: ${name}`,
+    fn: async () => {
+      const fixture = await make();
+      try {
+        await body(fixture.store);
+      } finally {
+        await fixture.close?.();
+      }
+    },
+  }));
+}
+
+/**
+ * The `EventStore` contract of seed 002.
+ *
+ * @param make Creates a fresh store per case.
+ * @returns The cases.
+ *
+ * @example
+ * ```ts
+ * import { eventStoreContract } from "@anubis/core/testing";
+ * const cases = eventStoreContract(() => ({ store: null as never }));
+ * console.log(cases.length > 5); // true
+ * ```
+ */
+export function eventStoreContract(make: Factory<EventStore>): ContractCase[] {
+  return cases("event store", make, {
+    "ids start at 1 and increase by one": async (store) => {
+      assert.equal(await store.append("s", "a"), 1);
+      assert.equal(await store.append("s", "b"), 2);
+      assert.equal(await store.append("s", "c"), 3);
+      assert.equal(await store.latestId("s"), 3);
+    },
+    "ids are per session": async (store) => {
+      assert.equal(await store.append("a", "x"), 1);
+      assert.equal(await store.append("b", "y"), 1);
+      assert.equal(await store.latestId("unknown"), 0);
+    },
+    "replay returns the events after an id, in order, byte-exact": async (store) => {
+      const data = ["one", "", "line\nbreak", "emoji 🎉", "x".repeat(200_000)];
+      for (const d of data) await store.append("s", d);
+      assert.deepEqual(await store.replay("s", 0), data.map((d, i) => ({ id: i + 1, data: d })));
+      assert.deepEqual((await store.replay("s", 3)).map((e) => e.id), [4, 5]);
+      assert.deepEqual(await store.replay("s", 5), []);
+      assert.deepEqual(await store.replay("nobody", 0), []);
+    },
+    "a session never replays another session's events": async (store) => {
+      const ids = ["a", "a:1", "ab", "a/b", "a\u0000b", ""];
+      for (const id of ids) await store.append(id, `from ${JSON.stringify(id)}`);
+      for (const id of ids) {
+        assert.deepEqual(await store.replay(id, 0), [{
+          id: 1,
+          data: `from ${JSON.stringify(id)}`,
+        }]);
+      }
+    },
+    "delete drops one session's events, idempotently": async (store) => {
+      await store.append("a", "1");
+      await store.append("b", "1");
+      await store.delete("a");
+      await store.delete("a");
+      await store.delete("never");
+      assert.deepEqual(await store.replay("a", 0), []);
+      assert.equal(await store.latestId("a"), 0);
+      assert.deepEqual(await store.replay("b", 0), [{ id: 1, data: "1" }]);
+    },
+    "concurrent appends get every id once, with no gap": async (store) => {
+      const ids = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => store.append("s", `e${i}`)),
+      );
+      assert.deepEqual(
+        [...ids].sort((x, y) => x - y),
+        Array.from({ length: 200 }, (_, i) => i + 1),
+      );
+      const replayed = await store.replay("s", 0);
+      assert.equal(replayed.length, 200);
+      for (const event of replayed) assert.equal(event.data, `e${ids.indexOf(event.id)}`);
+    },
+  });
+}
+
+function record(id: string, assigns: SessionRecord["assigns"] = {}): SessionRecord {
+  return {
+    v: 1,
+    id,
+    protocolVersion: "2025-11-25",
+    clientInfo: { name: "client", version: "1.0.0" },
+    clientCapabilities: { sampling: {} },
+    initialized: true,
+    logLevel: "info",
+    subscriptions: ["test://a"],
+    assigns,
+    updatedAt: 1,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The `SessionStore` contract.
+ *
+ * @param make Creates a fresh store per case.
+ * @returns The cases.
+ *
+ * @example
+ * ```ts
+ * import { sessionStoreContract } from "@anubis/core/testing";
+ * const cases = sessionStoreContract(() => ({ store: null as never }));
+ * console.log(cases.length > 3); // true
+ * ```
+ */
+export function sessionStoreContract(make: Factory<SessionStore>): ContractCase[] {
+  return cases("session store", make, {
+    "save then load returns the same record": async (store) => {
+      const saved = record("s1", { user: { id: 7, tags: ["a", "ü"] }, big: "x".repeat(20_000) });
+      await store.save(saved, 60_000);
+      assert.deepEqual(await store.load("s1"), saved);
+      assert.equal(await store.load("unknown"), undefined);
+    },
+    "save overwrites and records are isolated by id": async (store) => {
+      await store.save(record("a", { n: 1 }), 60_000);
+      await store.save(record("b", { n: 2 }), 60_000);
+      await store.save(record("a", { n: 3 }), 60_000);
+      assert.deepEqual((await store.load("a"))?.assigns, { n: 3 });
+      assert.deepEqual((await store.load("b"))?.assigns, { n: 2 });
+    },
+    "records expire, and touch extends them": async (store) => {
+      await store.save(record("gone"), 300);
+      await store.save(record("kept"), 300);
+      await sleep(200);
+      await store.touch("kept", 2_000);
+      await store.touch("unknown", 2_000);
+      await sleep(400);
+      assert.equal(await store.load("gone"), undefined);
+      assert.equal((await store.load("kept"))?.id, "kept");
+    },
+    "delete is idempotent": async (store) => {
+      await store.save(record("d"), 60_000);
+      await store.delete("d");
+      await store.delete("d");
+      assert.equal(await store.load("d"), undefined);
+    },
+  });
+}
