@@ -169,3 +169,22 @@ export interface Dialect {
   /** The error for a resource that does not exist (`-32002` before 2026, `-32602` after). */
   resourceNotFound(uri: string): McpError;
 }
+
+/**
+ * The methods whose complete stateless results carry `ttlMs` and
+ * `cacheScope`.
+ *
+ * @example
+ * ```ts
+ * import { CACHEABLE_METHODS } from "@anubis/core";
+ * console.log(CACHEABLE_METHODS.has("tools/call")); // false
+ * ```
+ */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Dialect } from "./dialect.ts";
+import { CACHEABLE_METHODS, type Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { Frame, type FrameContext, InputCollector } from "./frame.ts";
 import {
@@ -90,14 +90,6 @@ export interface Reply {
 }
 
 const MRTR_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
-const CACHEABLE = new Set([
-  "server/discover",
-  "tools/list",
-  "prompts/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-]);
 const UNWRAPPED = new Set(["initialize", "ping", "server/discover", "subscriptions/listen"]);
 const STATUS_400 = new Set<number>([
   ErrorCode.HEADER_MISMATCH,
@@ -730,7 +722,7 @@ export class Engine {
 
   #encodeContext(method?: string, frame?: Frame, retry = false) {
     const hints = this.server.definition.cacheHints;
-    const cacheHint = method && frame && hints && CACHEABLE.has(method)
+    const cacheHint = method && frame && hints && CACHEABLE_METHODS.has(method)
       ? hints(method, frame)
       : undefined;
     return { serverInfo: this.server.info, cacheHint, retry };

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { EncodeContext } from "@anubis/core";
+import { CACHEABLE_METHODS, type EncodeContext } from "@anubis/core";
 
 type Obj = Record<string, unknown>;
 
@@ -104,15 +104,6 @@ export function legacyEncoder(omit: LegacyOmissions): (method: string, result: O
   };
 }
 
-const CACHEABLE = new Set([
-  "server/discover",
-  "tools/list",
-  "prompts/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-]);
-
 function validTtl(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
@@ -150,8 +141,8 @@ export function encodeStatelessResult(method: string, result: Obj, context: Enco
   if (method === "tools/list" && Array.isArray(out.tools)) {
     out.tools = (out.tools as Obj[]).map((t) => strip(t, ["execution"]));
   }
-  if (!CACHEABLE.has(method) || out.resultType !== "complete") {
-    if (out.resultType !== "complete" || !CACHEABLE.has(method)) {
+  if (!CACHEABLE_METHODS.has(method) || out.resultType !== "complete") {
+    if (out.resultType !== "complete" || !CACHEABLE_METHODS.has(method)) {
       delete out.ttlMs;
       delete out.cacheScope;
     }

@@ -5,19 +5,8 @@
  * @module
  */
 
+import { LOG_LEVELS } from "@anubis/core";
 import * as s from "@anubis/core/schema";
-
-/** Every log level, lowest first. */
-export const LEVELS = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-] as const;
 
 const id: s.Schema = s.union([s.string(), s.integer()]);
 const anyObject: s.Schema = s.record(s.unknown());
@@ -34,7 +23,7 @@ export const statelessMeta: s.Schema = s.object({
   "io.modelcontextprotocol/clientInfo": s.optional(
     s.object({ name: s.string(), version: s.string() }),
   ),
-  "io.modelcontextprotocol/logLevel": s.optional(s.enumeration(LEVELS)),
+  "io.modelcontextprotocol/logLevel": s.optional(s.enumeration(LOG_LEVELS)),
   progressToken: s.optional(id),
 });
 
@@ -57,7 +46,7 @@ export const PARAMS: Record<string, s.Shape> = {
   "resources/read": { uri: s.string() },
   "resources/subscribe": { uri: s.string() },
   "resources/unsubscribe": { uri: s.string() },
-  "logging/setLevel": { level: s.enumeration(LEVELS) },
+  "logging/setLevel": { level: s.enumeration(LOG_LEVELS) },
   "completion/complete": {
     ref: s.discriminated("type", {
       "ref/prompt": s.object({ type: s.literal("ref/prompt"), name: s.string() }),
