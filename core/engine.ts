@@ -27,6 +27,7 @@ import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
 import type { ClientCapabilities, Era, Implementation, LogLevel } from "./types.ts";
 import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./routes.ts";
 import { sessionRecord } from "./session_persistence.ts";
+import { emitter, legacyFrame } from "./legacy_frame.ts";
 import type { SessionRecord } from "./session_store.ts";
 
 /**
@@ -315,7 +316,7 @@ export class Engine {
     session.logLevel = record.logLevel;
     for (const uri of record.subscriptions) session.subscriptions.add(uri);
     session.assigns.value = { ...record.assigns };
-    const frame = this.#legacyFrame(session, exchange, "session/restore", undefined, NEVER);
+    const frame = legacyFrame(this.server, session, exchange, "session/restore", undefined, NEVER);
     try {
       const expired = this.server.definition.handleSessionExpired;
       if (expired) {
@@ -360,7 +361,7 @@ export class Engine {
     try {
       await handler(
         message,
-        this.#legacyFrame(session, exchange, message.method, undefined, NEVER),
+        legacyFrame(this.server, session, exchange, message.method, undefined, NEVER),
       );
     } catch (error) {
       console.error(`anubis: handleNotification(${message.method}) failed:`, error);
@@ -382,7 +383,7 @@ export class Engine {
     const dialect = session.dialect;
     const controller = session.track(id);
     try {
-      const frame = this.#legacyFrame(session, exchange, method, request, controller.signal);
+      const frame = legacyFrame(this.server, session, exchange, method, request, controller.signal);
       const result = await this.#dispatch(request, dialect, frame, session);
       if (controller.signal.aborted) return undefined;
       return {
@@ -437,7 +438,7 @@ export class Engine {
     session.dialect = dialect;
     session.clientInfo = (params.clientInfo ?? {}) as Implementation;
     session.clientCapabilities = (params.capabilities ?? {}) as ClientCapabilities;
-    const frame = this.#legacyFrame(session, exchange, "initialize", request, NEVER);
+    const frame = legacyFrame(this.server, session, exchange, "initialize", request, NEVER);
     try {
       await this.server.definition.init?.(session.clientInfo as Implementation, frame);
       const result: Record<string, unknown> = {
@@ -503,7 +504,7 @@ export class Engine {
       authInfo: exchange.authInfo,
       signal: controller.signal,
     };
-    const emit = this.#emitter(exchange);
+    const emit = emitter(exchange);
     const frame = new Frame({
       context,
       dialect,
@@ -672,52 +673,6 @@ export class Engine {
   async #instructions(frame: Frame): Promise<string | undefined> {
     const instructions = this.server.definition.instructions;
     return typeof instructions === "function" ? await instructions(frame) : instructions;
-  }
-
-  #legacyFrame(
-    session: Session,
-    exchange: Exchange,
-    method: string,
-    request: JsonRpcRequest | undefined,
-    signal: AbortSignal,
-  ): Frame {
-    if (exchange.assigns) Object.assign(session.assigns.value, exchange.assigns);
-    const dialect = session.dialect!;
-    const emit = this.#emitter(exchange, session);
-    const timeout = this.server.definition.clientRequestTimeoutMs ?? 60_000;
-    const context: FrameContext = {
-      era: "legacy",
-      protocolVersion: dialect.version,
-      sessionId: session.id,
-      clientInfo: session.clientInfo,
-      clientCapabilities: session.clientCapabilities,
-      initialized: session.initialized,
-      method,
-      requestId: request?.id,
-      meta: (request?.params?._meta ?? {}) as Record<string, unknown>,
-      transport: exchange.transport,
-      headers: exchange.headers ?? {},
-      assigns: exchange.assigns ?? {},
-      authInfo: exchange.authInfo,
-      signal,
-    };
-    return new Frame({
-      context,
-      dialect,
-      notify: this.server.notify,
-      assigns: session.assigns,
-      emit,
-      logLevel: () => session.logLevel ?? "debug",
-      canLog: this.server.capabilities.logging !== undefined,
-      request: (m, p, sig) => session.request(m, p, emit, sig, timeout),
-    });
-  }
-
-  /** Request-related messages go to the exchange, else to the session's sink. */
-  #emitter(exchange: Exchange, session?: Session): (message: JsonRpcMessage) => Promise<void> {
-    const target = exchange.emit ?? session?.onMessage;
-    if (!target) return () => Promise.resolve();
-    return (message) => Promise.resolve(target(message));
   }
 
   #encodeContext(method?: string, frame?: Frame, retry = false) {

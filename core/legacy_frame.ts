@@ -1,0 +1,63 @@
+/**
+ * Builds the frame of a legacy-era request: session assigns, the session's
+ * client facts, and real server-to-client requests.
+ *
+ * @module
+ */
+
+import type { Exchange } from "./engine.ts";
+import { Frame, type FrameContext } from "./frame.ts";
+import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
+import type { McpServer } from "./server.ts";
+import type { Session } from "./session.ts";
+
+/** The frame of one legacy request (or notification) of a session. */
+export function legacyFrame(
+  server: McpServer,
+  session: Session,
+  exchange: Exchange,
+  method: string,
+  request: JsonRpcRequest | undefined,
+  signal: AbortSignal,
+): Frame {
+  if (exchange.assigns) Object.assign(session.assigns.value, exchange.assigns);
+  const dialect = session.dialect!;
+  const emit = emitter(exchange, session);
+  const timeout = server.definition.clientRequestTimeoutMs ?? 60_000;
+  const context: FrameContext = {
+    era: "legacy",
+    protocolVersion: dialect.version,
+    sessionId: session.id,
+    clientInfo: session.clientInfo,
+    clientCapabilities: session.clientCapabilities,
+    initialized: session.initialized,
+    method,
+    requestId: request?.id,
+    meta: (request?.params?._meta ?? {}) as Record<string, unknown>,
+    transport: exchange.transport,
+    headers: exchange.headers ?? {},
+    assigns: exchange.assigns ?? {},
+    authInfo: exchange.authInfo,
+    signal,
+  };
+  return new Frame({
+    context,
+    dialect,
+    notify: server.notify,
+    assigns: session.assigns,
+    emit,
+    logLevel: () => session.logLevel ?? "debug",
+    canLog: server.capabilities.logging !== undefined,
+    request: (m, p, sig) => session.request(m, p, emit, sig, timeout),
+  });
+}
+
+/** Request-related messages go to the exchange, else to the session's sink. */
+export function emitter(
+  exchange: Exchange,
+  session?: Session,
+): (message: JsonRpcMessage) => Promise<void> {
+  const target = exchange.emit ?? session?.onMessage;
+  if (!target) return () => Promise.resolve();
+  return (message) => Promise.resolve(target(message));
+}
