@@ -135,6 +135,8 @@ export class Engine {
   readonly #versions: string[];
 
   /**
+   * Creates an engine for a server.
+   *
    * @param server The defined server.
    * @param options The registry and limits.
    */

@@ -68,9 +68,13 @@ export interface FrameContext {
 
 /** Hooks the engine gives a frame; not part of the public API. */
 export interface FrameScope {
+  /** The request's read-only facts. */
   context: FrameContext;
+  /** The dialect of the request. */
   dialect: Dialect;
+  /** The server's notifier. */
   notify: Notifier;
+  /** The holder of the assigns (the session's, or the request's own). */
   assigns: { value: Record<string, unknown> };
   /** Sends a message related to this request (its SSE stream, or stdout). */
   emit(message: JsonRpcMessage): Promise<void>;
@@ -99,7 +103,11 @@ export class InputCollector {
   readonly requested: Promise<void>;
   #resolve!: () => void;
 
-  /** @param answers The answers known to this round. */
+  /**
+   * Creates the instance.
+   *
+   * @param answers The answers known to this round.
+   */
   constructor(answers: Record<string, unknown>) {
     this.answers = answers;
     this.requested = new Promise((resolve) => (this.#resolve = resolve));
@@ -154,7 +162,11 @@ export class Frame {
   #scope: FrameScope;
   #inputCount = 0;
 
-  /** @param scope The engine's hooks for this request. */
+  /**
+   * Creates the instance.
+   *
+   * @param scope The engine's hooks for this request.
+   */
   constructor(scope: FrameScope) {
     this.#scope = scope;
   }

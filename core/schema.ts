@@ -388,7 +388,8 @@ export function optional<T>(inner: Schema<T>): OptionalSchema<T> {
 /** A map of property names to schemas. */
 export type Shape = Record<string, Schema<unknown>>;
 
-type OptionalKeys<S extends Shape> = {
+/** The keys of a shape whose schemas are optional. */
+export type OptionalKeys<S extends Shape> = {
   [K in keyof S]: S[K] extends OptionalSchema<unknown> ? K : never;
 }[keyof S];
 

@@ -85,7 +85,11 @@ export class Session {
   readonly #pending = new Map<RequestId, PendingRequest>();
   #nextId = 0;
 
-  /** @param options The transport's options. */
+  /**
+   * Creates the instance.
+   *
+   * @param options The transport's options.
+   */
   constructor(options: SessionOptions) {
     this.id = options.id;
     this.transport = options.transport;

@@ -60,12 +60,20 @@ function toNotification(event: ChangeEvent): JsonRpcNotification {
 
 /** Fans change events out to sessions and listen streams; one per engine. */
 export class SubscriptionHub {
+  /** The live legacy sessions that receive change notifications. */
   readonly sessions: Set<Session> = new Set();
   readonly #listeners = new Set<Listener>();
   readonly #capabilities: ServerCapabilities;
   readonly #maxListeners: number;
   readonly #stop: () => void;
 
+  /**
+   * Subscribes to a server's notifier.
+   *
+   * @param notifier The server's notifier.
+   * @param capabilities The server's capabilities (what it may announce).
+   * @param maxListeners The most listen streams open at once.
+   */
   constructor(notifier: Notifier, capabilities: ServerCapabilities, maxListeners: number) {
     this.#capabilities = capabilities;
     this.#maxListeners = maxListeners;

@@ -49,11 +49,20 @@ export interface StoreFixture<S> {
   close?: () => Promise<void>;
 }
 
-type Factory<S> = () => StoreFixture<S> | Promise<StoreFixture<S>>;
+/**
+ * Creates a fresh store for one case.
+ *
+ * @example
+ * ```ts
+ * import type { StoreFactory } from "@anubis/core/testing";
+ * const make: StoreFactory<Map<string, string>> = () => ({ store: new Map() });
+ * ```
+ */
+export type StoreFactory<S> = () => StoreFixture<S> | Promise<StoreFixture<S>>;
 
 function cases<S>(
   prefix: string,
-  make: Factory<S>,
+  make: StoreFactory<S>,
   tests: Record<string, (store: S) => Promise<void>>,
 ) {
   return Object.entries(tests).map(([name, body]) => ({
@@ -82,7 +91,7 @@ function cases<S>(
  * console.log(cases.length > 5); // true
  * ```
  */
-export function eventStoreContract(make: Factory<EventStore>): ContractCase[] {
+export function eventStoreContract(make: StoreFactory<EventStore>): ContractCase[] {
   return cases("event store", make, {
     "ids start at 1 and increase by one": async (store) => {
       assert.equal(await store.append("s", "a"), 1);
@@ -168,7 +177,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * console.log(cases.length > 3); // true
  * ```
  */
-export function sessionStoreContract(make: Factory<SessionStore>): ContractCase[] {
+export function sessionStoreContract(make: StoreFactory<SessionStore>): ContractCase[] {
   return cases("session store", make, {
     "save then load returns the same record": async (store) => {
       const saved = record("s1", { user: { id: 7, tags: ["a", "ü"] }, big: "x".repeat(20_000) });

@@ -84,6 +84,7 @@ export interface Implementation {
   websiteUrl?: string;
   /** Icons (2025-11-25 on). */
   icons?: Icon[];
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -280,6 +281,7 @@ export interface CallToolResult {
   isError?: boolean;
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -315,6 +317,7 @@ export interface GetPromptResult {
   messages: PromptMessage[];
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -332,6 +335,7 @@ export interface ReadResourceResult {
   contents: ResourceContents[];
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -347,6 +351,7 @@ export interface ReadResourceResult {
 export interface CompleteResult {
   /** The completion values. */
   completion: { values: string[]; total?: number; hasMore?: boolean };
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -401,6 +406,7 @@ export interface ClientCapabilities {
   tasks?: Record<string, unknown>;
   /** Extensions (2026-07-28 on). */
   extensions?: Record<string, object>;
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -478,6 +484,7 @@ export interface ElicitResult {
   action: "accept" | "decline" | "cancel";
   /** The submitted values, when accepted. */
   content?: Record<string, string | number | boolean | string[]>;
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -500,6 +507,7 @@ export interface CreateMessageParams {
   maxTokens: number;
   /** A system prompt. */
   systemPrompt?: string;
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -525,6 +533,7 @@ export interface CreateMessageResult {
   model: string;
   /** Why sampling stopped. */
   stopReason?: string;
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }
 
@@ -540,5 +549,6 @@ export interface CreateMessageResult {
 export interface ListRootsResult {
   /** The roots. */
   roots: { uri: string; name?: string; [key: string]: unknown }[];
+  /** Fields added by later versions or extensions. */
   [key: string]: unknown;
 }

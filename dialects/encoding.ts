@@ -36,10 +36,15 @@ function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
 
 /** The fields each legacy version lacks, by kind of object. */
 export interface LegacyOmissions {
+  /** Tool fields the version lacks. */
   tool: readonly string[];
+  /** Prompt, resource and template fields the version lacks. */
   component: readonly string[];
+  /** Implementation (serverInfo) fields the version lacks. */
   implementation: readonly string[];
+  /** CallToolResult fields the version lacks. */
   callResult: readonly string[];
+  /** Whether the version has `resource_link` content. */
   resourceLinks: boolean;
 }
 
@@ -69,7 +74,9 @@ function linkToText(block: Obj): Obj {
  * console.log(encode("ping", { resultType: "complete" })); // {}
  * ```
  */
-export function legacyEncoder(omit: LegacyOmissions): (method: string, result: Obj) => Obj {
+export function legacyEncoder(
+  omit: LegacyOmissions,
+): (method: string, result: Record<string, unknown>) => Record<string, unknown> {
   return (method, result) => {
     if (EMPTY_RESULTS.has(method)) return {};
     let out = strip(result, STATELESS_FIELDS);
@@ -131,7 +138,11 @@ function validScope(value: unknown): value is "public" | "private" {
  * console.log(encoded.ttlMs, encoded.cacheScope); // 0 private
  * ```
  */
-export function encodeStatelessResult(method: string, result: Obj, context: EncodeContext): Obj {
+export function encodeStatelessResult(
+  method: string,
+  result: Record<string, unknown>,
+  context: EncodeContext,
+): Record<string, unknown> {
   const out: Obj = { ...result };
   out.resultType ??= "complete";
   out._meta = {

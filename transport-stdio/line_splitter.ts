@@ -35,7 +35,11 @@ export class LineSplitter {
   #skipping = false;
   #maxLineBytes: number;
 
-  /** @param maxLineBytes The longest line accepted. */
+  /**
+   * Creates the instance.
+   *
+   * @param maxLineBytes The longest line accepted.
+   */
   constructor(maxLineBytes: number) {
     this.#maxLineBytes = maxLineBytes;
   }
