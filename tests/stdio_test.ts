@@ -253,3 +253,24 @@ Deno.test("cli: a missing module and a bad flag give one line on stderr and a no
     assert.equal(output.stdout.length, 0);
   }
 });
+
+Deno.test("stdio: SIGTERM and SIGINT shut down like end of input, exit code 0", async () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "cli/main.ts", "serve", "examples/hello.ts"],
+      cwd: ROOT,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'));
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.equal((await reader.read()).value, '{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    child.kill(signal);
+    const status = await child.status;
+    assert.equal(status.code, 0, signal);
+    await reader.cancel();
+    await writer.close().catch(() => {});
+  }
+});
