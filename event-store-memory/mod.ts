@@ -1,0 +1,17 @@
+/**
+ * `@anubis/event-store-memory`: a bounded in-memory `EventStore` for
+ * Streamable HTTP resumability within one process (the `eventStore: true`
+ * default).
+ *
+ * @example
+ * ```ts
+ * import { MemoryEventStore } from "@anubis/event-store-memory";
+ * const store = new MemoryEventStore({ maxEventsPerSession: 1_000, ttlMs: 15 * 60_000 });
+ * const id = await store.append("session-a", '{"jsonrpc":"2.0","method":"notifications/message"}');
+ * console.log(id, await store.latestId("session-a")); // 1 1
+ * ```
+ *
+ * @module
+ */
+
+export * from "./memory_event_store.ts";
