@@ -77,6 +77,31 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
 }
 
 /**
+ * Types a tool defined on its own (in another module, or in a list) with its
+ * arguments inferred from the handler, ready for `tools` of `defineServer`.
+ * It returns the tool unchanged.
+ *
+ * @param tool The tool.
+ * @returns The same tool, typed for a server's tool list.
+ *
+ * @example
+ * ```ts
+ * import { defineServer, defineTool } from "@anubis/core";
+ * const echo = defineTool({
+ *   name: "echo",
+ *   description: "Echoes its input",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+ *   handler: ({ text }: { text: string }) => text,
+ * });
+ * const server = defineServer({ name: "s", version: "1.0.0", tools: [echo] });
+ * console.log(server.tools.has("echo")); // true
+ * ```
+ */
+export function defineTool<Args>(tool: ToolDefinition<Args>): ToolDefinition<never> {
+  return tool as unknown as ToolDefinition<never>;
+}
+
+/**
  * A prompt argument; `complete` answers `completion/complete` for it.
  *
  * @example
