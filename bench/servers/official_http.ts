@@ -1,0 +1,58 @@
+/**
+ * The peer: the official TypeScript SDK v2 (`@modelcontextprotocol/server`)
+ * in `Deno.serve`, written against its public API only.
+ *
+ * `deno run -A official_http.ts stateless`: `createMcpHandler(factory)`, the
+ * SDK's 2026-07-28 entry (one server instance per request, by design).
+ * `deno run -A official_http.ts sessions`: legacy 2025-11-25 sessions, one
+ * `McpServer` plus `WebStandardStreamableHTTPServerTransport` per session,
+ * found by `Mcp-Session-Id`.
+ *
+ * @module
+ */
+
+import {
+  createMcpHandler,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import * as z from "zod";
+import { exitOnSignal, loopback } from "./listening.ts";
+
+function createServer(): McpServer {
+  const server = new McpServer({ name: "bench", version: "1.0.0" });
+  server.registerTool(
+    "echo",
+    { description: "Echoes its text", inputSchema: z.object({ text: z.string() }) },
+    ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }),
+  );
+  return server;
+}
+
+function sessionsHandler(): (request: Request) => Promise<Response> {
+  const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  return async (request) => {
+    const id = request.headers.get("mcp-session-id");
+    if (id) {
+      const transport = transports.get(id);
+      if (!transport) return new Response("unknown session", { status: 404 });
+      return transport.handleRequest(request);
+    }
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (sessionId) => void transports.set(sessionId, transport),
+      onsessionclosed: (sessionId) => void transports.delete(sessionId),
+    });
+    await createServer().connect(transport);
+    return transport.handleRequest(request);
+  };
+}
+
+const mode = Deno.args[0] ?? "stateless";
+const handle = mode === "sessions"
+  ? sessionsHandler()
+  : ((handler) => (request: Request) => handler.fetch(request))(createMcpHandler(createServer));
+
+exitOnSignal();
+Deno.serve(loopback(`official-${mode}`), handle);
