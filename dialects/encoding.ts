@@ -38,12 +38,18 @@ function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
 export interface LegacyOmissions {
   /** Tool fields the version lacks. */
   tool: readonly string[];
-  /** Prompt, resource and template fields the version lacks. */
+  /** Prompt, resource, template and resource link fields the version lacks. */
   component: readonly string[];
+  /** Prompt argument fields the version lacks. */
+  argument: readonly string[];
   /** Implementation (serverInfo) fields the version lacks. */
   implementation: readonly string[];
   /** CallToolResult fields the version lacks. */
   callResult: readonly string[];
+  /** Content block and resource contents fields the version lacks. */
+  content: readonly string[];
+  /** Annotations fields the version lacks. */
+  annotations: readonly string[];
   /** Whether the version has `resource_link` content. */
   resourceLinks: boolean;
 }
@@ -55,14 +61,39 @@ const EMPTY_RESULTS = new Set([
   "resources/unsubscribe",
 ]);
 const STATELESS_FIELDS = ["resultType", "ttlMs", "cacheScope"];
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+
+function isObject(value: unknown): value is Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 function linkToText(block: Obj): Obj {
-  if (block.type !== "resource_link") return block;
   return { type: "text", text: block.name ? `${block.name}: ${block.uri}` : String(block.uri) };
 }
 
+/** The content block encoder of a version. */
+function blockEncoder(omit: LegacyOmissions): (block: Obj) => Obj {
+  const link = [...omit.component, ...omit.content];
+  return (block) => {
+    if (block.type === "resource_link" && !omit.resourceLinks) return linkToText(block);
+    let out = strip(block, block.type === "resource_link" ? link : omit.content);
+    if (isObject(out.annotations)) {
+      const annotations = strip(out.annotations, omit.annotations);
+      if (annotations !== out.annotations) out = { ...out, annotations };
+    }
+    if (isObject(out.resource)) {
+      const resource = strip(out.resource, omit.content);
+      if (resource !== out.resource) out = { ...out, resource };
+    }
+    return out;
+  };
+}
+
 /**
- * The legacy result encoder for a version that omits the given fields.
+ * The legacy result encoder for a version that omits the given fields. Every
+ * legacy version also needs an object `structuredContent` and an object
+ * `outputSchema`, so other shapes (legal in 2026) are dropped: the text
+ * content still carries the value.
  *
  * @param omit What the version lacks.
  * @returns The encoder.
@@ -70,40 +101,60 @@ function linkToText(block: Obj): Obj {
  * @example
  * ```ts
  * import { legacyEncoder } from "@anubis/dialects";
- * const encode = legacyEncoder({ tool: [], component: [], implementation: [], callResult: [], resourceLinks: true });
+ * const encode = legacyEncoder({
+ *   tool: [], component: [], argument: [], implementation: [], callResult: [],
+ *   content: [], annotations: [], resourceLinks: true,
+ * });
  * console.log(encode("ping", { resultType: "complete" })); // {}
  * ```
  */
 export function legacyEncoder(
   omit: LegacyOmissions,
 ): (method: string, result: Record<string, unknown>) => Record<string, unknown> {
+  const block = blockEncoder(omit);
+  const tool = (t: Obj): Obj => {
+    const out = strip(t, omit.tool);
+    return "outputSchema" in out && out.outputSchema !== undefined &&
+        (out.outputSchema as Obj).type !== "object"
+      ? strip(out, ["outputSchema"])
+      : out;
+  };
+  const prompt = (p: Obj): Obj => {
+    const out = strip(p, omit.component);
+    return omit.argument.length ? mapList(out, "arguments", (a) => strip(a, omit.argument)) : out;
+  };
+  const component = (c: Obj): Obj => strip(c, omit.component);
+  const contents = (c: Obj): Obj => strip(c, omit.content);
   return (method, result) => {
     if (EMPTY_RESULTS.has(method)) return {};
     let out = strip(result, STATELESS_FIELDS);
     const meta = out._meta as Obj | undefined;
-    if (meta && "io.modelcontextprotocol/serverInfo" in meta) {
-      out = { ...out, _meta: strip(meta, ["io.modelcontextprotocol/serverInfo"]) };
-    }
+    if (meta && SERVER_INFO_KEY in meta) out = { ...out, _meta: strip(meta, [SERVER_INFO_KEY]) };
     switch (method) {
       case "initialize":
         return out.serverInfo
           ? { ...out, serverInfo: strip(out.serverInfo as Obj, omit.implementation) }
           : out;
       case "tools/list":
-        return mapList(out, "tools", (t) => strip(t, omit.tool));
+        return mapList(out, "tools", tool);
       case "prompts/list":
-        return mapList(out, "prompts", (p) => strip(p, omit.component));
+        return mapList(out, "prompts", prompt);
       case "resources/list":
-        return mapList(out, "resources", (r) => strip(r, omit.component));
+        return mapList(out, "resources", component);
       case "resources/templates/list":
-        return mapList(out, "resourceTemplates", (r) => strip(r, omit.component));
+        return mapList(out, "resourceTemplates", component);
+      case "resources/read":
+        return mapList(out, "contents", contents);
       case "tools/call": {
         out = strip(out, omit.callResult);
-        return omit.resourceLinks ? out : mapList(out, "content", linkToText);
+        if ("structuredContent" in out && !isObject(out.structuredContent)) {
+          out = strip(out, ["structuredContent"]);
+        }
+        return mapList(out, "content", block);
       }
       case "prompts/get":
-        return omit.resourceLinks ? out : mapList(out, "messages", (m) => {
-          const c = linkToText(m.content as Obj);
+        return mapList(out, "messages", (m) => {
+          const c = block(m.content as Obj);
           return c === m.content ? m : { ...m, content: c };
         });
     }
@@ -147,16 +198,14 @@ export function encodeStatelessResult(
   out.resultType ??= "complete";
   out._meta = {
     ...(result._meta as Obj | undefined),
-    "io.modelcontextprotocol/serverInfo": context.serverInfo,
+    [SERVER_INFO_KEY]: context.serverInfo,
   };
   if (method === "tools/list" && Array.isArray(out.tools)) {
     out.tools = (out.tools as Obj[]).map((t) => strip(t, ["execution"]));
   }
   if (!CACHEABLE_METHODS.has(method) || out.resultType !== "complete") {
-    if (out.resultType !== "complete" || !CACHEABLE_METHODS.has(method)) {
-      delete out.ttlMs;
-      delete out.cacheScope;
-    }
+    delete out.ttlMs;
+    delete out.cacheScope;
     return out;
   }
   const hint = context.cacheHint;

@@ -81,9 +81,12 @@ export const v2025_03_26: Dialect = defineDialect({
   transportRules: { batching: true, protocolVersionHeader: false },
   encodeResult: legacyEncoder({
     tool: ["title", "outputSchema", "icons", "execution", "_meta"],
-    component: ["title", "icons"],
+    component: ["title", "icons", "_meta"],
+    argument: ["title"],
     implementation: ["title", "description", "websiteUrl", "icons"],
     callResult: ["structuredContent"],
+    content: ["_meta"],
+    annotations: ["lastModified"],
     resourceLinks: false,
   }),
   encodeServerRequest: keep,
@@ -120,8 +123,11 @@ export const v2025_06_18: Dialect = defineDialect({
   encodeResult: legacyEncoder({
     tool: ["icons", "execution"],
     component: ["icons"],
+    argument: [],
     implementation: ["description", "websiteUrl", "icons"],
     callResult: [],
+    content: [],
+    annotations: [],
     resourceLinks: true,
   }),
   // Form mode only, and no `mode` field in this version.
@@ -169,8 +175,11 @@ export const v2025_11_25: Dialect = defineDialect({
   encodeResult: legacyEncoder({
     tool: [],
     component: [],
+    argument: [],
     implementation: [],
     callResult: [],
+    content: [],
+    annotations: [],
     resourceLinks: true,
   }),
   encodeServerRequest: keep,

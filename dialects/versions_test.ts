@@ -150,7 +150,7 @@ Deno.test("legacy encoding never carries 2026 fields and drops what a version la
     name: "t",
     title: "T",
     inputSchema: { type: "object" },
-    outputSchema: {},
+    outputSchema: { type: "object" },
     icons: [],
     execution: {},
   };
@@ -159,7 +159,12 @@ Deno.test("legacy encoding never carries 2026 fields and drops what a version la
     tools: [{ name: "t", inputSchema: { type: "object" } }],
   });
   assert.deepEqual(v2025_06_18.encodeResult("tools/list", input, context), {
-    tools: [{ name: "t", title: "T", inputSchema: { type: "object" }, outputSchema: {} }],
+    tools: [{
+      name: "t",
+      title: "T",
+      inputSchema: { type: "object" },
+      outputSchema: { type: "object" },
+    }],
   });
   assert.equal(v2025_11_25.encodeResult("tools/list", input, context), input);
   assert.deepEqual(input.tools[0], tool, "the input is not mutated");
