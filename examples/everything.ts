@@ -1,0 +1,47 @@
+/**
+ * The conformance "everything server": every tool, resource, template and
+ * prompt the official MCP conformance suite (`@modelcontextprotocol/conformance`)
+ * looks for, with the names, schemas and outputs it expects, for every
+ * protocol version (2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28).
+ *
+ * ```sh
+ * deno run -A cli/main.ts serve examples/everything.ts          # stdio
+ * deno run -A cli/main.ts serve examples/everything.ts --http   # Streamable HTTP
+ * ```
+ *
+ * It is also a tour of the API: plain data for components, handlers that
+ * return strings or results, `frame.progress()` / `frame.log()`, input from
+ * the client with `frame.elicit()` / `frame.sample()` / `frame.listRoots()`
+ * (one handler for both eras), change notifications with `frame.notify`, and
+ * caching hints for the stateless era.
+ *
+ * @module
+ */
+
+import { defineServer } from "@anubis/core";
+import { contentTools } from "./everything/content_tools.ts";
+import { diagnosticTools } from "./everything/diagnostic_tools.ts";
+import { interactiveTools } from "./everything/interactive_tools.ts";
+import { prompts } from "./everything/prompts.ts";
+import { resources, resourceTemplates, resourceTools } from "./everything/resources.ts";
+
+export default defineServer({
+  name: "anubis-everything",
+  version: "1.0.0",
+  title: "Anubis everything server",
+  instructions: "The MCP conformance everything server: every tool, resource and prompt " +
+    "the conformance suite exercises.",
+  tools: [...contentTools, ...interactiveTools, ...diagnosticTools, ...resourceTools],
+  resources,
+  resourceTemplates,
+  prompts,
+  // Capabilities follow from the components (tools, prompts, resources with
+  // subscriptions and list changes, completions, logging); nothing to declare.
+
+  // Stateless clients may cache cacheable results. The lists are the same
+  // for every client; the watched resource changes, so reads are not cached.
+  cacheHints: (method) =>
+    method === "resources/read"
+      ? { ttlMs: 0, scope: "private" }
+      : { ttlMs: 60_000, scope: "public" },
+});
