@@ -1,0 +1,504 @@
+/**
+ * Runs the official MCP conformance suite
+ * (`npm:@modelcontextprotocol/conformance`, server mode) against an MCP server
+ * over Streamable HTTP, once per requirement set, and reports per scenario and
+ * per check.
+ *
+ * The suite needs Node 22 APIs (`fs.globSync`), so it runs under the same Deno
+ * that runs the tests, straight from its `npm:` specifier. Its whole npm graph
+ * is pinned by `conformance.lock` beside this file (`--frozen`), and Deno
+ * fetches it from the npm registry on first use, so a fresh machine needs
+ * nothing installed beforehand.
+ *
+ * As a script:
+ *
+ * ```sh
+ * # start `cli serve examples/everything.ts --http` and test it
+ * deno run -A tests/conformance/run.ts
+ * # test a server that is already running
+ * deno run -A tests/conformance/run.ts --url http://127.0.0.1:3000/mcp --label other
+ * ```
+ *
+ * Results go to `conformance-results/<label>/`: `results.json` (everything),
+ * `checks.tsv` (revision, scenario, check, status, message), `summary.md` and
+ * the suite's own per-scenario `checks.json` files under `raw/<revision>/`.
+ *
+ * @module
+ */
+
+import { EXPECTED_FAILURES, type ExpectedFailure } from "./expected_failures.ts";
+
+/** The pinned suite. */
+export const SUITE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
+/** The requirement sets we must pass, each run at its own wire version. */
+export const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
+
+const ROOT = new URL("../../", import.meta.url);
+const LOCK = new URL("./conformance.lock", import.meta.url);
+
+/** One check as the suite reports it. */
+export interface CheckResult {
+  /** The check id, e.g. `wire-schema-valid`. */
+  id: string;
+  /** `SUCCESS`, `FAILURE`, `WARNING`, `INFO` or `SKIPPED`. */
+  status: string;
+  /** The suite's error message, for failures and warnings. */
+  message?: string;
+}
+
+/** One scenario of one requirement-set run. */
+export interface ScenarioResult {
+  /** The scenario name. */
+  scenario: string;
+  /** Whether the requirement set scores it (the rest run for visibility). */
+  scored: boolean;
+  /** Why it is not scored (`pending`, `extension`, ...). */
+  notScoredReason?: string;
+  /** True when no check failed. */
+  passed: boolean;
+  /** Every check. */
+  checks: CheckResult[];
+}
+
+/** One run of the suite with `--requirements <revision>`. */
+export interface RevisionResult {
+  /** The requirement set. */
+  revision: string;
+  /** The suite's exit code (non-zero iff a scored scenario failed). */
+  exitCode: number;
+  /** Wall time of the run. */
+  durationMs: number;
+  /** True when the run was killed for taking longer than allowed. */
+  timedOut: boolean;
+  /** Every scenario the suite ran. */
+  scenarios: ScenarioResult[];
+}
+
+/** A failure that makes the run fail, with where it came from. */
+export interface Problem {
+  /** The requirement set. */
+  revision: string;
+  /** The scenario. */
+  scenario: string;
+  /** The check id (or `-` for a problem with the run itself). */
+  check: string;
+  /** What went wrong. */
+  message: string;
+}
+
+/** The outcome of {@linkcode runConformance}. */
+export interface ConformanceReport {
+  /** The label the results were written under. */
+  label: string;
+  /** The endpoint tested. */
+  url: string;
+  /** One entry per requirement set. */
+  revisions: RevisionResult[];
+  /** Scored failures and wire-schema failures not covered by the baseline. */
+  problems: Problem[];
+  /** Baseline entries that no longer fail. */
+  stale: ExpectedFailure[];
+  /** The summary table, as Markdown. */
+  summary: string;
+  /** Where the results were written. */
+  outDir: string;
+}
+
+/** Options of {@linkcode runConformance}. */
+export interface RunOptions {
+  /** Test this endpoint; without it, `cli serve` is started on {@linkcode module}. */
+  url?: string;
+  /** The server module for `cli serve` (default `examples/everything.ts`). */
+  module?: string;
+  /** Results go to `conformance-results/<label>/` (default `anubis`). */
+  label?: string;
+  /** Which requirement sets to run (default both). */
+  revisions?: readonly string[];
+  /** The suite's per-scenario timeout (default 15 s). */
+  scenarioTimeoutMs?: number;
+  /** Kill one requirement-set run after this long (default 3 min). */
+  runTimeoutMs?: number;
+  /** Echo the suite's output as it runs. */
+  verbose?: boolean;
+}
+
+/** Starts `cli serve <module> --http --port 0` and resolves its URL. */
+export async function startServer(
+  module: string,
+  logFile: string,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "cli/main.ts",
+      "serve",
+      module,
+      "--http",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--event-store",
+      "memory",
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const log = await Deno.open(logFile, { write: true, create: true, truncate: true });
+  const encoder = new TextEncoder();
+  let resolveUrl: (url: string) => void;
+  const urlFound = new Promise<string>((resolve) => resolveUrl = resolve);
+  const pump = async (stream: ReadableStream<Uint8Array>, scan: boolean) => {
+    let buffer = "";
+    for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+      await log.write(encoder.encode(text));
+      if (!scan) continue;
+      buffer += text;
+      const match = buffer.match(/listening on (https?:\/\/\S+)/);
+      if (match) {
+        resolveUrl(match[1]);
+        scan = false;
+        buffer = "";
+      }
+    }
+  };
+  const pumping = Promise.all([pump(child.stdout, false), pump(child.stderr, true)]);
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+    const timer = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+    }, 5_000);
+    await child.status;
+    clearTimeout(timer);
+    await pumping;
+    log.close();
+  };
+  const exited = child.status.then((s) => `the server exited with code ${s.code}`);
+  const timeout = new Promise<string>((r) => setTimeout(() => r("timeout"), 60_000));
+  const first = await Promise.race([urlFound, exited, timeout]);
+  if (!/^https?:/.test(first)) {
+    await stop();
+    const output = await Deno.readTextFile(logFile);
+    throw new Error(`cli serve did not print its URL (${first}):\n${output}`);
+  }
+  return { url: first, stop };
+}
+
+/** Runs the suite for one requirement set and collects its results. */
+async function runRevision(
+  url: string,
+  revision: string,
+  rawDir: string,
+  options: Required<Pick<RunOptions, "scenarioTimeoutMs" | "runTimeoutMs" | "verbose">>,
+): Promise<RevisionResult> {
+  await Deno.remove(rawDir, { recursive: true }).catch(() => {});
+  await Deno.mkdir(rawDir, { recursive: true });
+  const started = performance.now();
+  const deadline = AbortSignal.timeout(options.runTimeoutMs);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--no-config",
+      `--lock=${LOCK.pathname}`,
+      "--frozen",
+      SUITE,
+      "server",
+      "--url",
+      url,
+      "--requirements",
+      revision,
+      "--timeout",
+      String(options.scenarioTimeoutMs),
+      "-o",
+      rawDir,
+    ],
+    cwd: rawDir,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+    signal: deadline,
+  }).spawn();
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  await Deno.writeTextFile(`${rawDir}/stdout.txt`, stdout);
+  await Deno.writeTextFile(`${rawDir}/stderr.txt`, stderr);
+  if (options.verbose) console.log(stdout);
+  const notScored = parseNotScored(stdout);
+  const scenarios: ScenarioResult[] = [];
+  for await (const entry of Deno.readDir(rawDir)) {
+    const match = entry.name.match(/^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/);
+    if (!entry.isDirectory || !match) continue;
+    const scenario = match[1];
+    let raw: { id: string; status: string; errorMessage?: string }[];
+    try {
+      raw = JSON.parse(await Deno.readTextFile(`${rawDir}/${entry.name}/checks.json`));
+    } catch {
+      raw = [{ id: scenario, status: "FAILURE", errorMessage: "no checks.json was written" }];
+    }
+    const checks = raw.map((c) => ({
+      id: c.id,
+      status: c.status,
+      ...(c.errorMessage ? { message: c.errorMessage } : {}),
+    }));
+    const reason = notScored.get(scenario);
+    scenarios.push({
+      scenario,
+      scored: reason === undefined,
+      ...(reason === undefined ? {} : { notScoredReason: reason }),
+      passed: !checks.some((c) => c.status === "FAILURE"),
+      checks,
+    });
+  }
+  // The suite reports a scenario that crashed outside its own runner only in
+  // its summary; make every "✗ name" of the summary show up.
+  for (const [scenario, failed] of parseSummary(stdout)) {
+    if (failed && !scenarios.some((s) => s.scenario === scenario)) {
+      const reason = notScored.get(scenario);
+      scenarios.push({
+        scenario,
+        scored: reason === undefined,
+        ...(reason === undefined ? {} : { notScoredReason: reason }),
+        passed: false,
+        checks: [{ id: scenario, status: "FAILURE", message: "scenario failed to run" }],
+      });
+    }
+  }
+  scenarios.sort((a, b) => a.scenario.localeCompare(b.scenario));
+  return {
+    revision,
+    exitCode: status.code,
+    durationMs: Math.round(performance.now() - started),
+    timedOut: deadline.aborted,
+    scenarios,
+  };
+}
+
+/** Reads the "Not scored for R: ..." block of the suite's output. */
+export function parseNotScored(stdout: string): Map<string, string> {
+  const result = new Map<string, string>();
+  const block = stdout.split(/^Not scored for /m)[1];
+  if (!block) return result;
+  for (const line of block.split("\n").slice(1)) {
+    const match = line.match(/^\s+[✓✗]\s+(\S+)\s+\(([^)]*)\)/);
+    if (!match) break;
+    result.set(match[1], match[2]);
+  }
+  return result;
+}
+
+/** Reads the "=== SUMMARY ===" lines: scenario name to "has a failure". */
+function parseSummary(stdout: string): Map<string, boolean> {
+  const result = new Map<string, boolean>();
+  const block = stdout.split("=== SUMMARY ===")[1] ?? "";
+  for (const line of block.split("\n")) {
+    const match = line.match(/^([✓✗]) (\S+): \d+ passed, \d+ failed/);
+    if (match) result.set(match[2], match[1] === "✗");
+  }
+  return result;
+}
+
+function baselineMatches(entry: ExpectedFailure, revision: string, scenario: string, id: string) {
+  return entry.revision === revision && entry.scenario === scenario && entry.check === id;
+}
+
+/**
+ * The problems of a set of runs: a FAILURE in a scored scenario, or a
+ * `wire-schema-valid` FAILURE anywhere, that the baseline does not list; a
+ * run that ended abnormally; and baseline entries that no longer fail.
+ */
+export function judge(
+  revisions: readonly RevisionResult[],
+  baseline: readonly ExpectedFailure[] = EXPECTED_FAILURES,
+): { problems: Problem[]; stale: ExpectedFailure[] } {
+  const problems: Problem[] = [];
+  const used = new Set<ExpectedFailure>();
+  for (const run of revisions) {
+    const scoredFailure = run.scenarios.some((s) =>
+      s.scored && s.checks.some((c) => c.status === "FAILURE")
+    );
+    if (run.timedOut) {
+      problems.push({
+        revision: run.revision,
+        scenario: "-",
+        check: "-",
+        message: `the suite was killed after ${Math.round(run.durationMs / 1000)} s`,
+      });
+    } else if (run.exitCode !== 0 && !scoredFailure) {
+      problems.push({
+        revision: run.revision,
+        scenario: "-",
+        check: "-",
+        message: `the suite exited with ${run.exitCode} and reported no scored failure`,
+      });
+    }
+    if (run.scenarios.length === 0) {
+      problems.push({
+        revision: run.revision,
+        scenario: "-",
+        check: "-",
+        message: "the suite ran no scenario",
+      });
+    }
+    for (const s of run.scenarios) {
+      for (const c of s.checks) {
+        if (c.status !== "FAILURE") continue;
+        if (!s.scored && c.id !== "wire-schema-valid") continue;
+        const entry = baseline.find((e) => baselineMatches(e, run.revision, s.scenario, c.id));
+        if (entry) {
+          used.add(entry);
+          continue;
+        }
+        problems.push({
+          revision: run.revision,
+          scenario: s.scenario,
+          check: c.id,
+          message: c.message ?? "",
+        });
+      }
+    }
+  }
+  const ran = new Set(revisions.map((r) => r.revision));
+  const stale = baseline.filter((e) => ran.has(e.revision) && !used.has(e));
+  return { problems, stale };
+}
+
+function count(scenarios: readonly ScenarioResult[]) {
+  const checks = scenarios.flatMap((s) => s.checks);
+  return {
+    scenarios: `${scenarios.filter((s) => s.passed).length}/${scenarios.length}`,
+    passed: checks.filter((c) => c.status === "SUCCESS").length,
+    warnings: checks.filter((c) => c.status === "WARNING").length,
+    failures: checks.filter((c) => c.status === "FAILURE").length,
+    other: checks.filter((c) => !["SUCCESS", "WARNING", "FAILURE"].includes(c.status)).length,
+  };
+}
+
+/** The summary table and the list of everything that did not pass. */
+export function summarize(label: string, revisions: readonly RevisionResult[]): string {
+  const lines = [
+    `Conformance (${SUITE.slice(4)}) against ${label}`,
+    "",
+    "| requirement set | scenarios | scenarios passed | checks passed | warnings | failures | info/skipped | time |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const run of revisions) {
+    for (
+      const [kind, list] of [
+        ["scored", run.scenarios.filter((s) => s.scored)],
+        ["not scored", run.scenarios.filter((s) => !s.scored)],
+      ] as const
+    ) {
+      const c = count(list);
+      const time = kind === "scored" ? `${(run.durationMs / 1000).toFixed(1)} s` : "";
+      lines.push(
+        `| ${run.revision} | ${kind} | ${c.scenarios} | ${c.passed} | ${c.warnings} | ${c.failures} | ${c.other} | ${time} |`,
+      );
+    }
+  }
+  const notPassing = revisions.flatMap((run) =>
+    run.scenarios.flatMap((s) =>
+      s.checks
+        .filter((c) => c.status === "FAILURE" || c.status === "WARNING")
+        .map((c) =>
+          `- ${run.revision} ${s.scenario}${
+            s.scored ? "" : ` (not scored: ${s.notScoredReason})`
+          }` +
+          ` ${c.id} ${c.status}: ${(c.message ?? "").replaceAll("\n", " ").slice(0, 400)}`
+        )
+    )
+  );
+  if (notPassing.length > 0) lines.push("", "Failures and warnings:", "", ...notPassing);
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * Runs every requirement set against one server and writes the results to
+ * `conformance-results/<label>/`.
+ */
+export async function runConformance(options: RunOptions = {}): Promise<ConformanceReport> {
+  const label = options.label ?? "anubis";
+  const outDir = new URL(`conformance-results/${label}/`, ROOT).pathname;
+  await Deno.mkdir(outDir, { recursive: true });
+  const server = options.url
+    ? { url: options.url, stop: () => Promise.resolve() }
+    : await startServer(options.module ?? "examples/everything.ts", `${outDir}server.log`);
+  const revisions: RevisionResult[] = [];
+  try {
+    for (const revision of options.revisions ?? REVISIONS) {
+      revisions.push(
+        await runRevision(server.url, revision, `${outDir}raw/${revision}`, {
+          scenarioTimeoutMs: options.scenarioTimeoutMs ?? 15_000,
+          runTimeoutMs: options.runTimeoutMs ?? 3 * 60_000,
+          verbose: options.verbose ?? false,
+        }),
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+  const { problems, stale } = judge(revisions);
+  const summary = summarize(label, revisions);
+  const tsv = revisions.flatMap((run) =>
+    run.scenarios.flatMap((s) =>
+      s.checks.map((c) =>
+        [
+          run.revision,
+          s.scenario,
+          s.scored ? "scored" : "not-scored",
+          c.id,
+          c.status,
+          c.message ?? "",
+        ]
+          .map((field) => field.replaceAll(/[\t\n]/g, " "))
+          .join("\t")
+      )
+    )
+  );
+  await Deno.writeTextFile(
+    `${outDir}checks.tsv`,
+    ["revision\tscenario\tscored\tcheck\tstatus\tmessage", ...tsv].join("\n") + "\n",
+  );
+  await Deno.writeTextFile(`${outDir}summary.md`, summary);
+  await Deno.writeTextFile(
+    `${outDir}results.json`,
+    JSON.stringify({ label, url: server.url, suite: SUITE, revisions, problems, stale }, null, 2),
+  );
+  return { label, url: server.url, revisions, problems, stale, summary, outDir };
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+}
+
+if (import.meta.main) {
+  const args = Deno.args;
+  const report = await runConformance({
+    url: flag(args, "--url"),
+    module: flag(args, "--module"),
+    label: flag(args, "--label"),
+    revisions: flag(args, "--requirements")?.split(","),
+    verbose: args.includes("--verbose"),
+  });
+  console.log(report.summary);
+  for (const p of report.problems) {
+    console.log(`PROBLEM ${p.revision} ${p.scenario} ${p.check}: ${p.message}`);
+  }
+  for (const e of report.stale) {
+    console.log(`STALE baseline entry ${e.revision} ${e.scenario} ${e.check}`);
+  }
+  console.log(`results: ${report.outDir}`);
+  Deno.exit(report.problems.length + report.stale.length > 0 ? 1 : 0);
+}
