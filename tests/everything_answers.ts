@@ -20,7 +20,10 @@ export const SAMPLED = {
 /** The message of `test_elicitation` in the tests. */
 export const ELICITATION_MESSAGE = "Do you agree?";
 
-const CONTENT_BY_MESSAGE: Record<string, Record<string, unknown>> = {
+/** The values of an accepted elicitation. */
+type Content = Record<string, string | number | boolean | string[]>;
+
+const CONTENT_BY_MESSAGE: Record<string, Content> = {
   "What is your name?": { name: "Alice" },
   "What is your favourite colour?": { color: "blue" },
   "Please confirm": { ok: true },
@@ -50,10 +53,7 @@ const CONTENT_BY_MESSAGE: Record<string, Record<string, unknown>> = {
  * @returns An accepted answer.
  * @throws {Error} For a message the tests do not know.
  */
-export function answerElicitation(message: string): {
-  action: "accept";
-  content: Record<string, unknown>;
-} {
+export function answerElicitation(message: string): { action: "accept"; content: Content } {
   const content = CONTENT_BY_MESSAGE[message];
   if (!content) throw new Error(`Unexpected elicitation: ${message}`);
   return { action: "accept", content: structuredClone(content) };
