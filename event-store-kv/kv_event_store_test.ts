@@ -1,0 +1,199 @@
+import assert from "node:assert/strict";
+import type { StoredEvent } from "@anubis/core";
+import { eventStoreContract } from "@anubis/core/testing";
+import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
+import type { KvLike } from "./kv_like.ts";
+
+async function tempKv(): Promise<{ kv: Deno.Kv; close: () => Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "anubis_kv_" });
+  const kv = await Deno.openKv(`${dir}/events.kv`);
+  return {
+    kv,
+    close: async () => {
+      kv.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+for (
+  const c of eventStoreContract(async () => {
+    const { kv, close } = await tempKv();
+    return { store: new KvEventStore(kv), close };
+  })
+) {
+  Deno.test(c.name, c.fn);
+}
+
+async function withStore(
+  options: KvEventStoreOptions,
+  body: (store: KvEventStore, kv: KvLike) => Promise<void>,
+): Promise<void> {
+  const { kv, close } = await tempKv();
+  try {
+    await body(new KvEventStore(kv, options), kv);
+  } finally {
+    await close();
+  }
+}
+
+async function countKeys(kv: KvLike, prefix: readonly (string | bigint)[]): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix })) n++;
+  return n;
+}
+
+const ids = (events: StoredEvent[]) => events.map((e) => e.id);
+
+Deno.test("a Deno.Kv fits KvLike", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const like: KvLike = kv;
+  like.close();
+});
+
+Deno.test("events over one KV value, and over one commit, round-trip byte-exact", async () => {
+  await withStore({}, async (store, kv) => {
+    const multiByte = "é".repeat(40_000) + "🎉".repeat(20_000); // parts split inside characters
+    const huge = "z".repeat(2_500_000); // over one commit's 819,200 bytes: staged as a blob
+    await store.append("s", multiByte);
+    await store.append("s", huge);
+    await store.append("s", "small");
+    const events = await store.replay("s", 0);
+    assert.deepEqual(ids(events), [1, 2, 3]);
+    assert.equal(events[0].data, multiByte);
+    assert.equal(events[1].data, huge);
+    assert.equal(events[2].data, "small");
+    for await (const entry of kv.list<unknown>({ prefix: ["anubis", "events"] })) {
+      const value = entry.value;
+      assert.ok(
+        value instanceof Uint8Array || typeof value === "object",
+        "bytes, or the KvU64 counter",
+      );
+      if (value instanceof Uint8Array) assert.ok(value.length <= 65_536);
+    }
+    await store.delete("s");
+    assert.equal(await countKeys(kv, ["anubis", "events", "s"]), 0, "blob parts deleted too");
+  });
+});
+
+Deno.test("retention by count hides old events at once and deletes them in batches", async () => {
+  await withStore({ maxEventsPerSession: 3 }, async (store, kv) => {
+    for (let i = 1; i <= 130; i++) await store.append("s", `e${i}`);
+    assert.deepEqual(await store.replay("s", 0), [
+      { id: 128, data: "e128" },
+      { id: 129, data: "e129" },
+      { id: 130, data: "e130" },
+    ]);
+    assert.deepEqual(ids(await store.replay("s", 129)), [130]);
+    assert.equal(await store.latestId("s"), 130);
+    assert.ok(await countKeys(kv, ["anubis", "events", "s", "ev"]) <= 3 + 64);
+  });
+});
+
+Deno.test("events older than ttlMs are not replayed, whatever KV still holds", async () => {
+  let now = 1_000_000;
+  await withStore({ ttlMs: 1_000, now: () => now }, async (store) => {
+    await store.append("s", "old");
+    now += 600;
+    await store.append("s", "new");
+    now += 500;
+    assert.deepEqual(await store.replay("s", 0), [{ id: 2, data: "new" }]);
+    now += 1_000;
+    assert.deepEqual(await store.replay("s", 0), []);
+    assert.equal(await store.append("s", "next"), 3, "the counter outlives its events");
+  });
+});
+
+Deno.test("delete removes every key of the session and no other", async () => {
+  await withStore({}, async (store, kv) => {
+    await store.append("a", "x".repeat(100_000));
+    await store.append("a", "y");
+    await store.append("a:b", "z");
+    await store.append("id", "w"); // a session named like the counter key part
+    await store.delete("a");
+    await store.delete("a");
+    assert.equal(await countKeys(kv, ["anubis", "events", "a"]), 0);
+    assert.deepEqual(await store.replay("a:b", 0), [{ id: 1, data: "z" }]);
+    assert.deepEqual(await store.replay("id", 0), [{ id: 1, data: "w" }]);
+    assert.equal(await store.append("a", "again"), 1);
+  });
+});
+
+Deno.test("stores with different prefixes share a database without meeting", async () => {
+  await withStore({ prefix: ["one"] }, async (one, kv) => {
+    const two = new KvEventStore(kv, { prefix: ["two"] });
+    await one.append("s", "1");
+    assert.equal(await two.latestId("s"), 0);
+    assert.equal(await two.append("s", "2"), 1);
+  });
+});
+
+Deno.test("a second store instance continues the ids the first one gave", async () => {
+  await withStore({}, async (first, kv) => {
+    const second = new KvEventStore(kv);
+    assert.equal(await first.append("s", "a"), 1);
+    assert.equal(await second.append("s", "b"), 2);
+    assert.equal(await first.append("s", "c"), 3, "a stale cached counter is re-read");
+  });
+});
+
+async function take(iterable: AsyncIterable<StoredEvent>, n: number): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  for await (const event of iterable) {
+    out.push(event);
+    if (out.length === n) break;
+  }
+  return out;
+}
+
+Deno.test("tail yields retained events after the cursor, then live ones from any instance", async () => {
+  await withStore({ pollIntervalMs: 20 }, async (store, kv) => {
+    const other = new KvEventStore(kv);
+    await store.append("s", "a");
+    await store.append("s", "b");
+    const stop = new AbortController();
+    const got = take(store.tail("s", 1, stop.signal), 3);
+    await store.append("s", "c"); // wakes the tail at once
+    await other.append("s", "d"); // found by the poll
+    assert.deepEqual(await got, [
+      { id: 2, data: "b" },
+      { id: 3, data: "c" },
+      { id: 4, data: "d" },
+    ]);
+    stop.abort();
+  });
+});
+
+Deno.test("tail ends on abort and when the session is deleted", async () => {
+  await withStore({ pollIntervalMs: 20 }, async (store) => {
+    await store.append("s", "a");
+    const stop = new AbortController();
+    const aborted = take(store.tail("s", 1, stop.signal), 5);
+    setTimeout(() => stop.abort(), 30);
+    assert.deepEqual(await aborted, []);
+
+    const deleted = take(store.tail("s", 0, new AbortController().signal), 5);
+    setTimeout(() => store.delete("s"), 30);
+    assert.deepEqual(await deleted, [{ id: 1, data: "a" }]);
+  });
+});
+
+Deno.test("tail with watch wakes on another instance's append", async () => {
+  await withStore({ watch: true, pollIntervalMs: 60_000 }, async (store, kv) => {
+    const other = new KvEventStore(kv);
+    const stop = new AbortController();
+    const got = take(store.tail("s", 0, stop.signal), 2);
+    await new Promise((r) => setTimeout(r, 20));
+    await other.append("s", "x");
+    await other.append("s", "y");
+    assert.deepEqual(ids(await got), [1, 2]);
+    stop.abort();
+  });
+});
+
+Deno.test("invalid options are rejected", async () => {
+  const kv = await Deno.openKv(":memory:");
+  assert.throws(() => new KvEventStore(kv, { maxEventsPerSession: 0 }), RangeError);
+  assert.throws(() => new KvEventStore(kv, { pollIntervalMs: -5 }), RangeError);
+  kv.close();
+});

@@ -1,0 +1,24 @@
+/**
+ * `@anubis/event-store-kv`: a Deno KV `EventStore` for Streamable HTTP
+ * resumability that survives restarts and is shared by every process opening
+ * the same database, with atomic per-session id counters, chunked large
+ * events, bounded retention and a cross-process live tail. Works on Deno and,
+ * with `npm:@deno/kv`, on Node.
+ *
+ * @example
+ * ```ts
+ * import { KvEventStore } from "@anubis/event-store-kv";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvEventStore(kv, { maxEventsPerSession: 1_000, ttlMs: 3_600_000 });
+ * console.log(await store.append("session-a", '{"jsonrpc":"2.0","method":"ping","id":1}')); // 1
+ * kv.close();
+ * ```
+ *
+ * @module
+ */
+
+export * from "./kv_event_store.ts";
+export * from "./open_kv_event_store.ts";
+export * from "./kv_like.ts";
+export * from "./kv_retry.ts";
+export * from "./chunked_value.ts";

@@ -1,0 +1,67 @@
+/**
+ * Opening a KV file and a {@link KvEventStore} on it in one call (Deno), for
+ * `--event-store kv[:PATH]`.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
+
+/**
+ * Where the KV stores keep their data when no path is given (relative to the
+ * working directory).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_KV_PATH } from "@anubis/event-store-kv";
+ * console.log(DEFAULT_KV_PATH); // .data/anubis.kv
+ * ```
+ */
+export const DEFAULT_KV_PATH = ".data/anubis.kv";
+
+/**
+ * Opens (creating its folder) the KV database at `path` with `Deno.openKv`.
+ * `":memory:"` gives a private in-memory database; an `http(s)://` URL a KV
+ * Connect backend such as self-hosted denokv. Needs `--unstable-kv`.
+ *
+ * @param path The file, `":memory:"` or URL (default {@link DEFAULT_KV_PATH}).
+ * @returns The database.
+ *
+ * @example
+ * ```ts
+ * import { openKvPath } from "@anubis/event-store-kv";
+ * const kv = await openKvPath(":memory:");
+ * kv.close();
+ * ```
+ */
+export async function openKvPath(path: string = DEFAULT_KV_PATH): Promise<Deno.Kv> {
+  if (path !== ":memory:" && !/^https?:\/\//.test(path)) {
+    await Deno.mkdir(dirname(path), { recursive: true });
+  }
+  return await Deno.openKv(path);
+}
+
+/**
+ * Opens the KV database at `path` and returns an event store that owns it
+ * (`store.close()` closes the database). On Node, open the database with
+ * `openKv` from `npm:@deno/kv` and pass it to `new KvEventStore(kv)` instead.
+ *
+ * @param path The file, `":memory:"` or URL (default {@link DEFAULT_KV_PATH}).
+ * @param options Store options.
+ * @returns The store.
+ *
+ * @example
+ * ```ts
+ * import { openKvEventStore } from "@anubis/event-store-kv";
+ * const store = await openKvEventStore(":memory:", { ttlMs: 10 * 60_000 });
+ * console.log(await store.append("s", "hello")); // 1
+ * store.close();
+ * ```
+ */
+export async function openKvEventStore(
+  path: string = DEFAULT_KV_PATH,
+  options: Omit<KvEventStoreOptions, "closeKv"> = {},
+): Promise<KvEventStore> {
+  return new KvEventStore(await openKvPath(path), { ...options, closeKv: true });
+}
