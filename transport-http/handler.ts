@@ -1,0 +1,252 @@
+/**
+ * The Streamable HTTP handler: a Web-standard `(Request) => Promise<Response>`
+ * serving both eras on one endpoint, the era chosen per request (digest
+ * §2.4, §2.5). Legacy (2025-03-26 to 2025-11-25): sessions, a resumable
+ * standalone GET stream, DELETE, server-to-client requests, batches for
+ * 2025-03-26. Stateless (2026-07-28): POST only, the header ladder,
+ * request-scoped SSE, `subscriptions/listen` streams, disconnect as
+ * cancellation. No runtime globals, so it mounts in `Deno.serve`, Hono or a
+ * Node adapter.
+ *
+ * @module
+ */
+
+import {
+  classifyEra,
+  type Decoded,
+  decodeMessage,
+  Engine,
+  ErrorCode,
+  type EventStore,
+  type McpServer,
+  type Registry,
+  type SessionStore,
+} from "@anubis/core";
+import { createDefaultRegistry } from "@anubis/dialects";
+import { MemoryEventStore } from "@anubis/event-store-memory";
+import { readBody } from "./body.ts";
+import { OriginGuard, type OriginPolicy } from "./origin.ts";
+import { LegacyEndpoint } from "./legacy.ts";
+import { errorResponseOf, jsonResponse } from "./responses.ts";
+import { type HttpLimits, StreamCounter } from "./limits.ts";
+import { SessionTable } from "./session_table.ts";
+import { StatelessEndpoint } from "./stateless.ts";
+
+/**
+ * Options of {@link createHttpHandler}. Every limit has a safe default.
+ *
+ * @example
+ * ```ts
+ * import type { HttpHandlerOptions } from "@anubis/transport-http";
+ * const options: HttpHandlerOptions = {
+ *   path: "/mcp",
+ *   eventStore: true,
+ *   allowedOrigins: ["https://app.example.com"],
+ *   maxBodyBytes: 1024 * 1024,
+ * };
+ * ```
+ */
+export interface HttpHandlerOptions extends OriginPolicy {
+  /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
+  path?: string | false;
+  /** The dialects (default: all four). */
+  registry?: Registry;
+  /**
+   * Makes standalone streams resumable: an `EventStore`, or `true` for a
+   * `MemoryEventStore`. Without it events carry per-connection ids and
+   * `Last-Event-ID` is ignored.
+   */
+  eventStore?: EventStore | true;
+  /** Persists legacy sessions so they survive restarts and move between instances. */
+  sessionStore?: SessionStore;
+  /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
+  maxBodyBytes?: number;
+  /** The most live legacy sessions (default 10,000); `initialize` beyond it gets 503. */
+  maxSessions?: number;
+  /** The most open standalone and listen streams (default 1,000); beyond it 503. */
+  maxStreams?: number;
+  /** A legacy session idle this long expires (default 30 minutes); also the session store TTL. */
+  sessionIdleMs?: number;
+  /** How long a dropped standalone stream's events wait for a reconnect (default 60 s). */
+  streamGraceMs?: number;
+  /** Keep-alive comment interval on open streams (default 15 s; 0 turns it off). */
+  keepAliveMs?: number;
+  /** The `retry:` of priming events, in milliseconds (default 3 s). */
+  retryMs?: number;
+}
+
+/**
+ * A Streamable HTTP handler: call it with a `Request`; `close()` ends every
+ * stream and session.
+ *
+ * @example
+ * ```ts
+ * import type { HttpHandler } from "@anubis/transport-http";
+ * const mount = (handler: HttpHandler) => (request: Request) => handler(request);
+ * ```
+ */
+export interface HttpHandler {
+  /** Serves one request. Never rejects. */
+  (request: Request): Promise<Response>;
+  /** The engine serving the server (one per handler). */
+  readonly engine: Engine;
+  /** The number of live legacy sessions. */
+  readonly sessionCount: number;
+  /** Ends listen streams gracefully, closes standalone streams and drops every session. */
+  close(): void;
+}
+
+const ALLOW = "GET, POST, DELETE";
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/** The path of a request URL, without parsing the whole URL. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query !== -1) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash !== -1 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+/**
+ * Creates the Streamable HTTP handler of a server. One engine serves every
+ * request; nothing is constructed per request beyond the request's own state.
+ *
+ * @param server The defined server.
+ * @param options Endpoint, stores, security and limits.
+ * @returns The handler.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * import { createHttpHandler } from "@anubis/transport-http";
+ * const handler = createHttpHandler(defineServer({ name: "hello", version: "1.0.0" }));
+ * const response = await handler(new Request("http://localhost/mcp", { method: "GET" }));
+ * console.log(response.status); // 400 (no session)
+ * await response.body?.cancel();
+ * handler.close();
+ * ```
+ */
+export function createHttpHandler(
+  server: McpServer,
+  options: HttpHandlerOptions = {},
+): HttpHandler {
+  const maxStreams = options.maxStreams ?? 1000;
+  const engine = new Engine(server, {
+    registry: options.registry ?? createDefaultRegistry(),
+    maxSubscriptions: maxStreams,
+  });
+  const eventStore = options.eventStore === true ? new MemoryEventStore() : options.eventStore;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const sessions = new SessionTable(engine, {
+    maxSessions: options.maxSessions ?? 10_000,
+    idleMs: options.sessionIdleMs ?? 30 * 60_000,
+    sessionStore: options.sessionStore,
+    stream: {
+      eventStore,
+      retryMs: options.retryMs ?? 3_000,
+      graceMs: options.streamGraceMs ?? 60_000,
+      keepAliveMs,
+    },
+  });
+  const streams = new StreamCounter(maxStreams);
+  const limits: HttpLimits = { maxStreams, keepAliveMs, resumable: eventStore !== undefined };
+  const legacy = new LegacyEndpoint(engine, sessions, streams, limits);
+  const stateless = new StatelessEndpoint(engine, streams, limits);
+  const guard = new OriginGuard(options);
+  const path = options.path ?? "/mcp";
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+
+  const post = async (request: Request): Promise<Response> => {
+    const type = request.headers.get("content-type");
+    if (type === null || !JSON_TYPE.test(type)) {
+      await request.body?.cancel();
+      return errorResponseOf(
+        415,
+        null,
+        ErrorCode.INVALID_REQUEST,
+        "Unsupported Media Type: Content-Type must be application/json",
+      );
+    }
+    const body = await readBody(request, maxBodyBytes);
+    if (body === undefined) {
+      return errorResponseOf(
+        413,
+        null,
+        ErrorCode.INVALID_REQUEST,
+        `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
+      );
+    }
+    const decoded: Decoded = decodeMessage(body);
+    switch (decoded.kind) {
+      case "invalid":
+        return jsonResponse(decoded.error, 400);
+      case "batch":
+        return await legacy.batch(request, decoded.entries);
+      case "request":
+      case "notification": {
+        const claim = classifyEra(decoded.message);
+        if (claim.era === "stateless") {
+          return await stateless.post(request, decoded.message, claim.version);
+        }
+        return stateless.unclaimed(request, decoded.message) ??
+          await legacy.post(request, decoded.message);
+      }
+      default:
+        return await legacy.post(request, decoded.message);
+    }
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    if (path !== false && pathOf(request.url) !== path) {
+      await request.body?.cancel();
+      return new Response("Not Found", { status: 404 });
+    }
+    const refusal = guard.check(request);
+    if (refusal) {
+      await request.body?.cancel();
+      return errorResponseOf(refusal.status, null, ErrorCode.INVALID_REQUEST, refusal.message);
+    }
+    switch (request.method) {
+      case "POST":
+        return await post(request);
+      case "GET":
+        return await legacy.get(request);
+      case "DELETE":
+        return await legacy.delete(request);
+      default:
+        await request.body?.cancel();
+        return errorResponseOf(
+          405,
+          null,
+          ErrorCode.INVALID_REQUEST,
+          `Method Not Allowed: ${request.method}`,
+          undefined,
+          { allow: ALLOW },
+        );
+    }
+  };
+
+  const handler = async (request: Request): Promise<Response> => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      // A defect or a failing store: answer without leaking details, keep serving.
+      console.error("anubis: HTTP request failed:", error);
+      return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
+    }
+  };
+  return Object.defineProperties(handler, {
+    engine: { value: engine, enumerable: true },
+    sessionCount: { get: () => sessions.size, enumerable: true },
+    close: {
+      value: () => {
+        engine.close();
+        sessions.close();
+      },
+    },
+  }) as HttpHandler;
+}

@@ -1,0 +1,383 @@
+/**
+ * The legacy era (2025-03-26, 2025-06-18, 2025-11-25) on HTTP: `initialize`
+ * mints a session, POSTs answer with JSON or SSE, notifications and
+ * responses get 202, GET opens the session's standalone stream, DELETE ends
+ * the session, batches for 2025-03-26.
+ *
+ * @module
+ */
+
+import {
+  classifyEra,
+  type Decoded,
+  type Engine,
+  ErrorCode,
+  errorResponse,
+  type Exchange,
+  type JsonRpcMessage,
+  type RequestId,
+} from "@anubis/core";
+import type { HttpLimits, StreamCounter } from "./limits.ts";
+import { respond } from "./respond.ts";
+import { accepted, errorResponseOf, jsonResponse } from "./responses.ts";
+import type { SessionEntry, SessionTable } from "./session_table.ts";
+
+/** The JSON-RPC code the legacy transport uses for an unknown session (as the official SDK). */
+const SESSION_NOT_FOUND = -32001;
+
+/**
+ * Tells whether an `Accept` header admits a media type (wildcards count; no
+ * header admits everything).
+ *
+ * @param header The `Accept` header, or `null`.
+ * @param type A media type such as `text/event-stream`.
+ * @returns `true` when admitted.
+ *
+ * @example
+ * ```ts
+ * import { accepts } from "@anubis/transport-http";
+ * console.log(accepts("application/json", "text/event-stream")); // false
+ * console.log(accepts("text/*;q=0.9", "text/event-stream")); // true
+ * ```
+ */
+export function accepts(header: string | null, type: string): boolean {
+  if (header === null) return true;
+  const family = type.slice(0, type.indexOf("/")) + "/*";
+  for (const part of header.split(",")) {
+    const semi = part.indexOf(";");
+    const media = (semi === -1 ? part : part.slice(0, semi)).trim().toLowerCase();
+    if (media === type || media === "*/*" || media === family) return true;
+  }
+  return false;
+}
+
+function requestIdOf(message: JsonRpcMessage): RequestId | null {
+  return "method" in message && "id" in message ? message.id : null;
+}
+
+function notAcceptable(id: RequestId | null, what: string): Response {
+  return errorResponseOf(
+    406,
+    id,
+    ErrorCode.INVALID_REQUEST,
+    `Not Acceptable: Accept must list ${what}`,
+  );
+}
+
+/**
+ * Serves legacy-era traffic for one handler.
+ *
+ * @example
+ * ```ts
+ * import { defineServer, Engine } from "@anubis/core";
+ * import { createDefaultRegistry } from "@anubis/dialects";
+ * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+ * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+ *   registry: createDefaultRegistry(),
+ * });
+ * const sessions = new SessionTable(engine, {
+ *   maxSessions: 10,
+ *   idleMs: 60_000,
+ *   stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
+ * });
+ * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), {
+ *   maxStreams: 10,
+ *   keepAliveMs: 0,
+ *   resumable: false,
+ * });
+ * const response = await legacy.delete(new Request("http://localhost/mcp", { method: "DELETE" }));
+ * console.log(response.status); // 400
+ * await response.body?.cancel();
+ * sessions.close();
+ * engine.close();
+ * ```
+ */
+export class LegacyEndpoint {
+  readonly #engine: Engine;
+  readonly #sessions: SessionTable;
+  readonly #streams: StreamCounter;
+  readonly #limits: HttpLimits;
+
+  /**
+   * @param engine The engine.
+   * @param sessions The session table.
+   * @param streams The open-stream bound (standalone streams count).
+   * @param limits Keep-alive and resumability.
+   */
+  constructor(
+    engine: Engine,
+    sessions: SessionTable,
+    streams: StreamCounter,
+    limits: HttpLimits,
+  ) {
+    this.#engine = engine;
+    this.#sessions = sessions;
+    this.#streams = streams;
+    this.#limits = limits;
+  }
+
+  /**
+   * Serves one POSTed legacy message.
+   *
+   * @param request The HTTP request.
+   * @param message The decoded message.
+   * @returns The response.
+   */
+  async post(request: Request, message: JsonRpcMessage): Promise<Response> {
+    const id = requestIdOf(message);
+    const isRequest = id !== null;
+    if (isRequest && !this.#acceptsBoth(request)) {
+      return notAcceptable(id, "application/json and text/event-stream");
+    }
+    if (isRequest && "method" in message && message.method === "initialize") {
+      return await this.#initialize(request, message);
+    }
+    const found = await this.#lookup(request, id);
+    if (found instanceof Response) return found;
+    const exchange: Exchange = {
+      session: found.session,
+      transport: "http",
+      headers: Object.fromEntries(request.headers),
+    };
+    if (!isRequest) {
+      await this.#engine.handle(message, exchange);
+      await this.#persist(found);
+      return accepted();
+    }
+    return await respond(async (emit) => {
+      const reply = await this.#engine.handle(message, { ...exchange, emit });
+      await this.#persist(found);
+      return reply && { body: reply.message, status: reply.status };
+    }, { keepAliveMs: this.#limits.keepAliveMs, cancelOnDisconnect: false });
+  }
+
+  /**
+   * Serves a JSON-RPC batch: only on a 2025-03-26 session, never with
+   * `initialize` or a stateless request in it.
+   *
+   * @param request The HTTP request.
+   * @param entries The classified batch entries.
+   * @returns The response (the responses as one array, or 202).
+   */
+  async batch(request: Request, entries: readonly Decoded[]): Promise<Response> {
+    const messages: JsonRpcMessage[] = [];
+    const errors: JsonRpcMessage[] = [];
+    for (const entry of entries) {
+      if (entry.kind === "invalid") errors.push(entry.error);
+      else if (entry.kind === "batch") {
+        errors.push(
+          errorResponse(null, ErrorCode.INVALID_REQUEST, "Invalid Request: nested batch"),
+        );
+      } else messages.push(entry.message);
+    }
+    for (const message of messages) {
+      if ("method" in message && classifyEra(message).era === "stateless") {
+        return errorResponseOf(
+          400,
+          null,
+          ErrorCode.INVALID_REQUEST,
+          "JSON-RPC batches are not supported by protocol 2026-07-28",
+        );
+      }
+      if ("method" in message && message.method === "initialize") {
+        return errorResponseOf(
+          400,
+          null,
+          ErrorCode.INVALID_REQUEST,
+          "initialize must not be part of a JSON-RPC batch",
+        );
+      }
+    }
+    const hasRequest = messages.some((m) => requestIdOf(m) !== null);
+    if (hasRequest && !this.#acceptsBoth(request)) {
+      return notAcceptable(null, "application/json and text/event-stream");
+    }
+    const found = await this.#lookup(request, null);
+    if (found instanceof Response) return found;
+    const dialect = found.session.dialect!;
+    if (!dialect.transportRules.batching) {
+      return errorResponseOf(
+        400,
+        null,
+        ErrorCode.INVALID_REQUEST,
+        `JSON-RPC batches are not supported by protocol ${dialect.version}`,
+      );
+    }
+    const exchange: Exchange = {
+      session: found.session,
+      transport: "http",
+      headers: Object.fromEntries(request.headers),
+    };
+    return await respond(async (emit) => {
+      const responses = await this.#engine.handleBatch(messages, { ...exchange, emit });
+      await this.#persist(found);
+      const all = [...errors, ...responses];
+      return all.length > 0 ? { body: all, status: 200 } : undefined;
+    }, { keepAliveMs: this.#limits.keepAliveMs, cancelOnDisconnect: false });
+  }
+
+  /**
+   * Opens the session's standalone stream (superseding an open one), resumed
+   * after `Last-Event-ID` when an event store is configured.
+   *
+   * @param request The HTTP request.
+   * @returns The SSE response, or an error.
+   */
+  async get(request: Request): Promise<Response> {
+    const unsupported = this.#statelessOnly(request);
+    if (unsupported) return unsupported;
+    if (!accepts(request.headers.get("accept"), "text/event-stream")) {
+      return notAcceptable(null, "text/event-stream");
+    }
+    const found = await this.#lookup(request, null);
+    if (found instanceof Response) return found;
+    const { session, stream: standalone } = found;
+    const release = this.#streams.acquire();
+    // Superseding the session's own stream needs no new slot.
+    if (!release && !standalone.attached) {
+      return errorResponseOf(503, null, ErrorCode.INTERNAL_ERROR, "Too many open streams");
+    }
+    const resumable = this.#limits.resumable;
+    const priming = resumable && session.dialect!.version >= "2025-11-25";
+    let stream;
+    try {
+      stream = await standalone.attach(
+        resumable ? lastEventIdOf(request) : undefined,
+        priming,
+      );
+    } catch (error) {
+      release?.();
+      console.error(`anubis: event store failed opening the stream of ${session.id}:`, error);
+      return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Event store unavailable");
+    }
+    if (release) stream.signal.addEventListener("abort", release, { once: true });
+    session.lastActivity = Date.now();
+    return stream.response({ "mcp-session-id": session.id! });
+  }
+
+  /**
+   * Ends a session. When the event store cannot delete the session's events
+   * the answer is 500 and the session and its stream stay, so the client can
+   * retry.
+   *
+   * @param request The HTTP request.
+   * @returns 200, or an error.
+   */
+  async delete(request: Request): Promise<Response> {
+    const unsupported = this.#statelessOnly(request);
+    if (unsupported) return unsupported;
+    const found = await this.#lookup(request, null);
+    if (found instanceof Response) return found;
+    try {
+      await this.#sessions.end(found);
+    } catch (error) {
+      console.error(`anubis: ending session ${found.session.id} failed:`, error);
+      return errorResponseOf(
+        500,
+        null,
+        ErrorCode.INTERNAL_ERROR,
+        "The session could not be ended (store failure); retry",
+      );
+    }
+    return new Response(null, { status: 200 });
+  }
+
+  async #initialize(request: Request, message: JsonRpcMessage): Promise<Response> {
+    const id = requestIdOf(message);
+    const entry = this.#sessions.create();
+    if (!entry) {
+      return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", undefined, {
+        "retry-after": "5",
+      });
+    }
+    const reply = await this.#engine.handle(message, {
+      session: entry.session,
+      transport: "http",
+      headers: Object.fromEntries(request.headers),
+    });
+    if (!reply || "error" in reply.message) {
+      this.#sessions.discard(entry);
+      return reply
+        ? jsonResponse(reply.message, 400)
+        : errorResponseOf(400, id, ErrorCode.INVALID_REQUEST, "initialize was not answered");
+    }
+    try {
+      await this.#sessions.persist(entry);
+    } catch (error) {
+      this.#sessions.discard(entry);
+      console.error("anubis: session store failed saving a new session:", error);
+      return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
+    }
+    return jsonResponse(reply.message, 200, { "mcp-session-id": entry.session.id! });
+  }
+
+  /** Finds the session of the request, or the error response that answers it. */
+  async #lookup(request: Request, id: RequestId | null): Promise<SessionEntry | Response> {
+    const sessionId = request.headers.get("mcp-session-id")?.trim();
+    if (!sessionId) {
+      return errorResponseOf(
+        400,
+        id,
+        ErrorCode.INVALID_REQUEST,
+        "Bad Request: Mcp-Session-Id header is required",
+      );
+    }
+    let entry: SessionEntry | undefined;
+    try {
+      entry = await this.#sessions.find(sessionId, {
+        transport: "http",
+        headers: Object.fromEntries(request.headers),
+      });
+    } catch (error) {
+      console.error("anubis: session store failed loading a session:", error);
+      return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
+    }
+    if (!entry) return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
+    const header = request.headers.get("mcp-protocol-version")?.trim();
+    const version = entry.session.dialect!.version;
+    if (header !== undefined && header !== version) {
+      return errorResponseOf(
+        400,
+        id,
+        ErrorCode.INVALID_REQUEST,
+        `Bad Request: MCP-Protocol-Version ${header} does not match the session's ${version}`,
+      );
+    }
+    return entry;
+  }
+
+  /** GET and DELETE without a session from a stateless client: 405 (digest §6). */
+  #statelessOnly(request: Request): Response | undefined {
+    if (request.headers.has("mcp-session-id")) return undefined;
+    const header = request.headers.get("mcp-protocol-version")?.trim();
+    if (!header || !this.#engine.dialect(header, "stateless")) return undefined;
+    return errorResponseOf(
+      405,
+      null,
+      ErrorCode.INVALID_REQUEST,
+      `Method Not Allowed: protocol ${header} serves POST only`,
+      undefined,
+      { allow: "POST" },
+    );
+  }
+
+  #acceptsBoth(request: Request): boolean {
+    const accept = request.headers.get("accept");
+    return accepts(accept, "application/json") && accepts(accept, "text/event-stream");
+  }
+
+  async #persist(entry: SessionEntry): Promise<void> {
+    try {
+      await this.#sessions.persist(entry);
+    } catch (error) {
+      console.error(`anubis: session store failed saving ${entry.session.id}:`, error);
+    }
+  }
+}
+
+/** `Last-Event-ID` as a non-negative integer; anything else is ignored. */
+function lastEventIdOf(request: Request): number | undefined {
+  const raw = request.headers.get("last-event-id")?.trim();
+  if (!raw || !/^\d{1,15}$/.test(raw)) return undefined;
+  return Number(raw);
+}

@@ -1,0 +1,66 @@
+/**
+ * The handler's limits after defaults, and the bound on open streams.
+ *
+ * @module
+ */
+
+/**
+ * The limits and timings the endpoints share.
+ *
+ * @example
+ * ```ts
+ * import type { HttpLimits } from "@anubis/transport-http";
+ * const limits: HttpLimits = { maxStreams: 1000, keepAliveMs: 15_000, resumable: true };
+ * ```
+ */
+export interface HttpLimits {
+  /** The most open standalone and listen streams. */
+  maxStreams: number;
+  /** Keep-alive comment interval on open streams (0: none). */
+  keepAliveMs: number;
+  /** Whether an event store is configured. */
+  resumable: boolean;
+}
+
+/**
+ * Counts open long-lived streams against a bound.
+ *
+ * @example
+ * ```ts
+ * import { StreamCounter } from "@anubis/transport-http";
+ * const counter = new StreamCounter(1);
+ * const release = counter.acquire();
+ * console.log(release !== undefined, counter.acquire()); // true undefined
+ * release?.();
+ * ```
+ */
+export class StreamCounter {
+  #open = 0;
+  readonly #max: number;
+
+  /**
+   * @param max The bound.
+   */
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** The number of open streams. */
+  get open(): number {
+    return this.#open;
+  }
+
+  /**
+   * Takes a slot.
+   *
+   * @returns The release function, or `undefined` when every slot is taken.
+   */
+  acquire(): (() => void) | undefined {
+    if (this.#open >= this.#max) return undefined;
+    this.#open++;
+    let released = false;
+    return () => {
+      if (!released) (released = true, this.#open--);
+    };
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Answering a POSTed request: with JSON when the result comes first, or
+ * upgraded to an SSE stream as soon as the request emits something
+ * (progress, logs, a server-to-client request, a listen acknowledgement)
+ * before its result.
+ *
+ * @module
+ */
+
+import type { JsonRpcMessage } from "@anubis/core";
+import { jsonResponse } from "./responses.ts";
+import { encodeSseMessage } from "./sse.ts";
+import { SseStream } from "./sse_stream.ts";
+
+/**
+ * What a request's work produced: the body (a response or a batch of them)
+ * with its status, or `undefined` for nothing to say.
+ *
+ * @example
+ * ```ts
+ * import type { Outcome } from "@anubis/transport-http";
+ * const outcome: Outcome = { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
+ * ```
+ */
+export type Outcome = { body: unknown; status: number } | undefined;
+
+/**
+ * Options of {@link respond}.
+ *
+ * @example
+ * ```ts
+ * import type { RespondOptions } from "@anubis/transport-http";
+ * const options: RespondOptions = { keepAliveMs: 15_000, cancelOnDisconnect: true };
+ * ```
+ */
+export interface RespondOptions {
+  /** Keep-alive comment interval on an upgraded stream (0: none). */
+  keepAliveMs: number;
+  /**
+   * Stateless era: the client going away (the request's signal, or the SSE
+   * stream cancelled) cancels the work. Legacy: it does not.
+   */
+  cancelOnDisconnect: boolean;
+  /** The request's signal (fires on disconnect, and on Deno also after a completed response). */
+  requestSignal?: AbortSignal;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Runs a request's work and answers it.
+ *
+ * @param run The work; gets the emitter of related messages and the cancellation signal.
+ * @param options Streaming and cancellation.
+ * @returns The response: JSON, SSE, or `202` when the work had nothing to say.
+ *
+ * @example
+ * ```ts
+ * import { respond } from "@anubis/transport-http";
+ * const response = await respond(async (emit) => {
+ *   await emit({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } });
+ *   return { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
+ * }, { keepAliveMs: 0, cancelOnDisconnect: false });
+ * console.log(response.headers.get("content-type")); // text/event-stream
+ * console.log((await response.text()).split("event: message").length - 1); // 2
+ * ```
+ */
+export function respond(
+  run: (emit: (message: JsonRpcMessage) => Promise<void>, signal: AbortSignal) => Promise<Outcome>,
+  options: RespondOptions,
+): Promise<Response> {
+  const { promise, resolve } = Promise.withResolvers<Response>();
+  const controller = new AbortController();
+  let stream: SseStream | undefined;
+  let finished = false;
+  const cancel = () => {
+    // Deno aborts the request signal after a completed response too: only an
+    // abort before the work finished is a disconnect.
+    if (!finished) controller.abort("client disconnected");
+  };
+  const requestSignal = options.cancelOnDisconnect ? options.requestSignal : undefined;
+  requestSignal?.addEventListener("abort", cancel, { once: true });
+  const emit = (message: JsonRpcMessage): Promise<void> => {
+    if (finished) return Promise.resolve();
+    if (!stream) {
+      stream = new SseStream({ keepAliveMs: options.keepAliveMs });
+      if (options.cancelOnDisconnect) {
+        stream.signal.addEventListener("abort", cancel, { once: true });
+      }
+      resolve(stream.response(options.headers));
+    }
+    stream.write(encodeSseMessage(JSON.stringify(message)));
+    return Promise.resolve();
+  };
+  const settle = (outcome: Outcome) => {
+    finished = true;
+    requestSignal?.removeEventListener("abort", cancel);
+    if (stream) {
+      if (outcome) stream.write(encodeSseMessage(JSON.stringify(outcome.body)));
+      stream.close();
+    } else if (outcome) {
+      resolve(jsonResponse(outcome.body, outcome.status, options.headers));
+    } else {
+      resolve(new Response(null, { status: 202, headers: options.headers }));
+    }
+  };
+  run(emit, controller.signal).then(settle, (error) => {
+    console.error("anubis: request failed:", error);
+    settle(undefined);
+  });
+  return promise;
+}

@@ -1,0 +1,81 @@
+/**
+ * Building the plain responses of the transport: JSON bodies, JSON-RPC
+ * errors with an HTTP status, and empty acknowledgements.
+ *
+ * @module
+ */
+
+import { errorResponse, type RequestId } from "@anubis/core";
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
+
+/**
+ * A JSON response.
+ *
+ * @param body Any JSON value (a message, a batch).
+ * @param status The HTTP status.
+ * @param headers Extra headers.
+ * @returns The response.
+ *
+ * @example
+ * ```ts
+ * import { jsonResponse } from "@anubis/transport-http";
+ * const response = jsonResponse({ jsonrpc: "2.0", id: 1, result: {} }, 200);
+ * console.log(response.headers.get("content-type")); // application/json
+ * await response.body?.cancel();
+ * ```
+ */
+export function jsonResponse(
+  body: unknown,
+  status: number,
+  headers?: Record<string, string>,
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+  });
+}
+
+/**
+ * A JSON-RPC error response with an HTTP status.
+ *
+ * @param status The HTTP status.
+ * @param id The request id when it could be read, else `null`.
+ * @param code The JSON-RPC error code.
+ * @param message The error message (never a stack trace).
+ * @param data Optional error data.
+ * @param headers Extra headers.
+ * @returns The response.
+ *
+ * @example
+ * ```ts
+ * import { errorResponseOf } from "@anubis/transport-http";
+ * const response = errorResponseOf(404, 7, -32001, "Session not found");
+ * console.log(response.status, (await response.json()).id); // 404 7
+ * ```
+ */
+export function errorResponseOf(
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+  headers?: Record<string, string>,
+): Response {
+  return jsonResponse(errorResponse(id, code, message, data), status, headers);
+}
+
+/**
+ * The empty `202 Accepted` of a notification or response.
+ *
+ * @returns The response.
+ *
+ * @example
+ * ```ts
+ * import { accepted } from "@anubis/transport-http";
+ * console.log(accepted().status); // 202
+ * ```
+ */
+export function accepted(): Response {
+  return new Response(null, { status: 202 });
+}

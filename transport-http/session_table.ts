@@ -1,0 +1,251 @@
+/**
+ * The legacy sessions of one HTTP handler: crypto-random ids, a bound on
+ * their number, idle expiry, persistence to an optional `SessionStore`, and
+ * recovery of sessions another instance (or an earlier process) created.
+ *
+ * @module
+ */
+
+import type { Engine, EventStore, Exchange, Session, SessionStore } from "@anubis/core";
+import { StandaloneStream } from "./standalone_stream.ts";
+
+/**
+ * Options of a {@link SessionTable}.
+ *
+ * @example
+ * ```ts
+ * import type { SessionTableOptions } from "@anubis/transport-http";
+ * const options: SessionTableOptions = {
+ *   maxSessions: 100,
+ *   idleMs: 60_000,
+ *   stream: { retryMs: 3_000, graceMs: 60_000, keepAliveMs: 15_000 },
+ * };
+ * ```
+ */
+export interface SessionTableOptions {
+  /** The most live sessions; `initialize` is refused beyond it. */
+  maxSessions: number;
+  /** A session with no message and no open stream for this long expires. */
+  idleMs: number;
+  /** Persists sessions (saved after `initialize` and whenever their record changes). */
+  sessionStore?: SessionStore;
+  /** The standalone stream settings, with the event store if any. */
+  stream: { eventStore?: EventStore; retryMs: number; graceMs: number; keepAliveMs: number };
+}
+
+/**
+ * A live session and its standalone stream.
+ *
+ * @example
+ * ```ts
+ * import type { SessionEntry } from "@anubis/transport-http";
+ * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream.attached}`;
+ * ```
+ */
+export interface SessionEntry {
+  /** The engine's session. */
+  readonly session: Session;
+  /** Its standalone SSE stream. */
+  readonly stream: StandaloneStream;
+  /** The last record saved, without its timestamp (to skip unchanged saves). */
+  saved?: string;
+  /** When the store's TTL was last extended. */
+  touchedAt: number;
+}
+
+/** Makes a session id: 128 bits from the platform's CSPRNG, as hex (visible ASCII). */
+function newSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let id = "";
+  for (const byte of bytes) id += byte.toString(16).padStart(2, "0");
+  return id;
+}
+
+/**
+ * The session map of one handler.
+ *
+ * @example
+ * ```ts
+ * import { defineServer, Engine } from "@anubis/core";
+ * import { createDefaultRegistry } from "@anubis/dialects";
+ * import { SessionTable } from "@anubis/transport-http";
+ * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+ *   registry: createDefaultRegistry(),
+ * });
+ * const table = new SessionTable(engine, {
+ *   maxSessions: 1,
+ *   idleMs: 60_000,
+ *   stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
+ * });
+ * const entry = table.create();
+ * console.log(entry?.session.id?.length, table.create()); // 32 undefined
+ * table.close();
+ * engine.close();
+ * ```
+ */
+export class SessionTable {
+  readonly #engine: Engine;
+  readonly #options: SessionTableOptions;
+  readonly #entries = new Map<string, SessionEntry>();
+  readonly #restoring = new Map<string, Promise<SessionEntry | undefined>>();
+  #nextSweep = 0;
+
+  /**
+   * Creates the table.
+   *
+   * @param engine The engine that owns the sessions.
+   * @param options Limits, stores and stream settings.
+   */
+  constructor(engine: Engine, options: SessionTableOptions) {
+    this.#engine = engine;
+    this.#options = options;
+  }
+
+  /** The number of live sessions. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Creates a session with a fresh id, or returns `undefined` when the table
+   * is full (after expiring idle sessions).
+   *
+   * @returns The entry.
+   */
+  create(): SessionEntry | undefined {
+    this.sweep(true);
+    if (this.#entries.size >= this.#options.maxSessions) return undefined;
+    const id = newSessionId();
+    const stream = new StandaloneStream(id, this.#options.stream);
+    const session = this.#engine.createSession({
+      id,
+      transport: "http",
+      onMessage: (message) => stream.send(message),
+    });
+    return this.#register(session, stream);
+  }
+
+  /**
+   * Finds a live session, or restores it from the session store.
+   *
+   * @param id The `Mcp-Session-Id`.
+   * @param exchange The request asking (for the restore callbacks).
+   * @returns The entry, or `undefined` for an unknown or expired session.
+   * @throws When the session store cannot be read (the caller fails closed).
+   */
+  async find(id: string, exchange: Exchange): Promise<SessionEntry | undefined> {
+    this.sweep(false);
+    const entry = this.#entries.get(id);
+    if (entry) return entry;
+    if (!this.#options.sessionStore) return undefined;
+    let restoring = this.#restoring.get(id);
+    if (!restoring) {
+      restoring = this.#restore(id, exchange).finally(() => this.#restoring.delete(id));
+      this.#restoring.set(id, restoring);
+    }
+    return await restoring;
+  }
+
+  /**
+   * Saves the session's record when it changed since the last save, and
+   * extends its TTL now and then otherwise.
+   *
+   * @param entry The session.
+   * @throws When the store fails.
+   */
+  async persist(entry: SessionEntry): Promise<void> {
+    const store = this.#options.sessionStore;
+    const session = entry.session;
+    if (!store || !session.dialect || session.closed) return;
+    const record = this.#engine.snapshot(session);
+    const key = JSON.stringify({ ...record, updatedAt: 0 });
+    const now = Date.now();
+    if (key !== entry.saved) {
+      await store.save(record, this.#options.idleMs);
+      entry.saved = key;
+      entry.touchedAt = now;
+    } else if (now - entry.touchedAt > this.#options.idleMs / 10) {
+      entry.touchedAt = now;
+      await store.touch(session.id!, this.#options.idleMs);
+    }
+  }
+
+  /**
+   * Ends a session on `DELETE`: its recorded events go first, and when that
+   * fails nothing else changes (fail closed, so the client can retry).
+   *
+   * @param entry The session.
+   * @throws When the event store or session store fails.
+   */
+  async end(entry: SessionEntry): Promise<void> {
+    await entry.stream.deleteEvents();
+    await this.#options.sessionStore?.delete(entry.session.id!);
+    this.discard(entry);
+  }
+
+  /**
+   * Forgets a session locally (a failed handshake, idle expiry, shutdown).
+   *
+   * @param entry The session.
+   */
+  discard(entry: SessionEntry): void {
+    const id = entry.session.id!;
+    if (this.#entries.get(id) === entry) this.#entries.delete(id);
+    entry.stream.close();
+    this.#engine.dropSession(entry.session);
+  }
+
+  /**
+   * Expires sessions idle for longer than `idleMs` (a session with an
+   * attached stream is never idle). Cheap to call on every request.
+   *
+   * @param force Sweep now rather than at most once per second.
+   */
+  sweep(force: boolean): void {
+    const now = Date.now();
+    if (!force && now < this.#nextSweep) return;
+    this.#nextSweep = now + 1000;
+    const cutoff = now - this.#options.idleMs;
+    for (const entry of this.#entries.values()) {
+      const { session, stream } = entry;
+      if (session.lastActivity >= cutoff || stream.attached || session.inflightCount > 0) continue;
+      this.discard(entry);
+      // The session is over for this instance; a shared session store keeps
+      // its own TTL, so only the recorded events are dropped here.
+      stream.deleteEvents().catch((error) =>
+        console.error(`anubis: event store delete failed for session ${session.id}:`, error)
+      );
+    }
+  }
+
+  /** Closes every session and stream. */
+  close(): void {
+    for (const entry of [...this.#entries.values()]) this.discard(entry);
+  }
+
+  #register(session: Session, stream: StandaloneStream): SessionEntry {
+    const entry: SessionEntry = { session, stream, touchedAt: Date.now() };
+    this.#entries.set(stream.sessionId, entry);
+    return entry;
+  }
+
+  async #restore(id: string, exchange: Exchange): Promise<SessionEntry | undefined> {
+    const record = await this.#options.sessionStore!.load(id);
+    if (!record || record.id !== id) return undefined;
+    if (this.#entries.size >= this.#options.maxSessions) return undefined;
+    try {
+      const stream = new StandaloneStream(id, this.#options.stream);
+      const session = await this.#engine.restoreSession(record, {
+        id,
+        transport: "http",
+        onMessage: (message) => stream.send(message),
+      }, exchange);
+      const entry = this.#register(session, stream);
+      entry.saved = JSON.stringify({ ...record, updatedAt: 0 });
+      return entry;
+    } catch (error) {
+      console.error(`anubis: session ${id} could not be restored:`, error);
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * An SSE response body: a `ReadableStream` the transport writes encoded
+ * events into, with keep-alive comments, a bound on unread bytes, and a
+ * signal that fires when the client goes away.
+ *
+ * @module
+ */
+
+import { encodeSseComment } from "./sse.ts";
+
+/**
+ * Options of an {@link SseStream}.
+ *
+ * @example
+ * ```ts
+ * import type { SseStreamOptions } from "@anubis/transport-http";
+ * const options: SseStreamOptions = { keepAliveMs: 15_000 };
+ * ```
+ */
+export interface SseStreamOptions {
+  /** Send a `: keepalive` comment this often; 0 or absent sends none. */
+  keepAliveMs?: number;
+  /** Close the stream when the client leaves more than this many bytes unread (default 8 MiB). */
+  maxBufferedBytes?: number;
+}
+
+const KEEPALIVE = encodeSseComment("keepalive");
+
+/** The response headers of every SSE stream. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * A writable SSE body. Writes after the stream ended are ignored.
+ *
+ * @example
+ * ```ts
+ * import { encodeSseMessage, SseStream } from "@anubis/transport-http";
+ * const stream = new SseStream();
+ * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}'));
+ * stream.close();
+ * console.log((await new Response(stream.readable).text()).includes("ping")); // true
+ * ```
+ */
+export class SseStream {
+  /** The response body. */
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly #ended = new AbortController();
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #timer?: ReturnType<typeof setInterval>;
+  readonly #maxBuffered: number;
+
+  /**
+   * Creates the stream.
+   *
+   * @param options Keep-alive and buffering.
+   */
+  constructor(options: SseStreamOptions = {}) {
+    this.#maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      cancel: () => this.#end(false),
+    }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }));
+    if (options.keepAliveMs && options.keepAliveMs > 0) {
+      this.#timer = setInterval(() => this.write(KEEPALIVE), options.keepAliveMs);
+    }
+  }
+
+  /** Aborts when the stream ended: closed by the server or cancelled by the client. */
+  get signal(): AbortSignal {
+    return this.#ended.signal;
+  }
+
+  /** Whether writes still reach the client. */
+  get open(): boolean {
+    return !this.#ended.signal.aborted;
+  }
+
+  /**
+   * Enqueues bytes.
+   *
+   * @param bytes Encoded events or comments.
+   * @returns `false` when the stream has ended (or just ended because the client reads too slowly).
+   */
+  write(bytes: Uint8Array): boolean {
+    if (!this.open) return false;
+    try {
+      this.#controller.enqueue(bytes);
+    } catch {
+      this.#end(false);
+      return false;
+    }
+    if ((this.#controller.desiredSize ?? 0) < -this.#maxBuffered) {
+      this.#end(true);
+      return false;
+    }
+    return true;
+  }
+
+  /** Ends the stream after what was written. */
+  close(): void {
+    this.#end(true);
+  }
+
+  /**
+   * The streaming response.
+   *
+   * @param headers Extra headers.
+   * @returns A 200 `text/event-stream` response.
+   */
+  response(headers?: Record<string, string>): Response {
+    return new Response(this.readable, {
+      status: 200,
+      headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS,
+    });
+  }
+
+  #end(closeBody: boolean): void {
+    if (!this.open) return;
+    clearInterval(this.#timer);
+    this.#ended.abort();
+    if (closeBody) {
+      try {
+        this.#controller.close();
+      } catch {
+        // Already cancelled by the reader.
+      }
+    }
+  }
+}

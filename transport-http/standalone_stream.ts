@@ -1,0 +1,223 @@
+/**
+ * A session's standalone SSE stream (the one a client opens with `GET`):
+ * one connection at a time, a new one superseding the old, and, with an
+ * event store, the resumability contract of seed 002 (recorded events,
+ * store-owned ids, priming, replay after `Last-Event-ID`, a grace period for
+ * reconnects).
+ *
+ * @module
+ */
+
+import type { EventStore, JsonRpcMessage, StoredEvent } from "@anubis/core";
+import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
+import { SseStream } from "./sse_stream.ts";
+
+/**
+ * Options of a {@link StandaloneStream}.
+ *
+ * @example
+ * ```ts
+ * import type { StandaloneStreamOptions } from "@anubis/transport-http";
+ * const options: StandaloneStreamOptions = { retryMs: 3_000, graceMs: 60_000, keepAliveMs: 15_000 };
+ * ```
+ */
+export interface StandaloneStreamOptions {
+  /** Records every message and makes the stream resumable. */
+  eventStore?: EventStore;
+  /** The `retry:` of the priming event, in milliseconds. */
+  retryMs: number;
+  /** How long the recorded events outlive a dropped connection that is not resumed. */
+  graceMs: number;
+  /** Keep-alive comment interval (0: none). */
+  keepAliveMs: number;
+}
+
+interface Connection {
+  stream: SseStream;
+  /** The last event id written (store ids, or this connection's own counter). */
+  cursor: number;
+  /** Live events that arrive while the replay runs. */
+  buffer?: StoredEvent[];
+  /** A store `tail()` delivers, so live offers are ignored. */
+  tailed: boolean;
+}
+
+/**
+ * The standalone stream of one session.
+ *
+ * @example
+ * ```ts
+ * import { StandaloneStream } from "@anubis/transport-http";
+ * const standalone = new StandaloneStream("s1", { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 });
+ * const stream = await standalone.attach(undefined, false);
+ * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+ * standalone.close();
+ * console.log((await new Response(stream.readable).text()).includes("list_changed")); // true
+ * ```
+ */
+export class StandaloneStream {
+  /** The session id. */
+  readonly sessionId: string;
+  readonly #options: StandaloneStreamOptions;
+  #connection?: Connection;
+  /** With a store: messages are recorded from the first attach until the grace period ends. */
+  #recording = false;
+  #appending: Promise<void> = Promise.resolve();
+  #grace?: ReturnType<typeof setTimeout>;
+  #closed = false;
+
+  /**
+   * Creates the stream of a session.
+   *
+   * @param sessionId The session id (the store's key).
+   * @param options The store and timings.
+   */
+  constructor(sessionId: string, options: StandaloneStreamOptions) {
+    this.sessionId = sessionId;
+    this.#options = options;
+  }
+
+  /** Whether a client connection is attached. */
+  get attached(): boolean {
+    return this.#connection !== undefined;
+  }
+
+  /**
+   * Sends a message on the stream: recorded first when a store is set (an
+   * append that fails is not delivered), then written to the attached
+   * connection, if any.
+   *
+   * @param message The message.
+   * @returns Resolves when the message was recorded and written.
+   */
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const data = JSON.stringify(message);
+    const store = this.#options.eventStore;
+    if (!store) {
+      const connection = this.#connection;
+      if (connection) connection.stream.write(encodeSseMessage(data, ++connection.cursor));
+      return Promise.resolve();
+    }
+    if (!this.#recording) return Promise.resolve();
+    // Appends are chained so live offers reach the connection in id order.
+    this.#appending = this.#appending.then(async () => {
+      let id: number;
+      try {
+        id = await store.append(this.sessionId, data);
+      } catch (error) {
+        console.error(`anubis: event store append failed for session ${this.sessionId}:`, error);
+        return;
+      }
+      this.#offer({ id, data });
+    });
+    return this.#appending;
+  }
+
+  /**
+   * Attaches a client connection, superseding the previous one. With a store
+   * the connection opens with a priming event (when `priming`), then replays
+   * what came after `lastEventId`, then goes live with no gap and no
+   * duplicate.
+   *
+   * @param lastEventId The client's `Last-Event-ID` (only with a store).
+   * @param priming Whether the client's version expects a priming event (2025-11-25 on).
+   * @returns The connection's SSE body.
+   * @throws When the store cannot prime or replay (the caller fails closed).
+   */
+  async attach(lastEventId: number | undefined, priming: boolean): Promise<SseStream> {
+    clearTimeout(this.#grace);
+    this.#connection?.stream.close();
+    const stream = new SseStream({ keepAliveMs: this.#options.keepAliveMs });
+    const store = this.#options.eventStore;
+    const connection: Connection = { stream, cursor: 0, tailed: false };
+    this.#connection = connection;
+    stream.signal.addEventListener("abort", () => this.#detached(connection), { once: true });
+    if (!store) return stream;
+    this.#recording = true;
+    connection.buffer = [];
+    try {
+      // A cursor past the latest id (a bogus header) would hide live events.
+      const latest = await store.latestId(this.sessionId);
+      const cursor = lastEventId === undefined ? latest : Math.min(lastEventId, latest);
+      connection.cursor = cursor;
+      if (priming) {
+        stream.write(encodeSseEvent({ id: cursor, retry: this.#options.retryMs, data: "" }));
+      }
+      if (lastEventId !== undefined) {
+        for (const event of await store.replay(this.sessionId, cursor)) {
+          this.#deliver(connection, event);
+        }
+      }
+    } catch (error) {
+      connection.buffer = undefined;
+      stream.close();
+      throw error;
+    }
+    const buffered = connection.buffer;
+    connection.buffer = undefined;
+    for (const event of buffered) this.#deliver(connection, event);
+    if (store.tail) {
+      connection.tailed = true;
+      this.#tail(store, connection);
+    }
+    return stream;
+  }
+
+  /**
+   * Deletes the session's recorded events (on `DELETE`).
+   *
+   * @throws When the store fails; the stream is left as it was so the client can retry.
+   */
+  async deleteEvents(): Promise<void> {
+    await this.#options.eventStore?.delete(this.sessionId);
+  }
+
+  /** Closes the connection and stops recording (the session ended). */
+  close(): void {
+    this.#closed = true;
+    this.#recording = false;
+    clearTimeout(this.#grace);
+    this.#connection?.stream.close();
+    this.#connection = undefined;
+  }
+
+  #offer(event: StoredEvent): void {
+    const connection = this.#connection;
+    if (!connection || connection.tailed) return;
+    if (connection.buffer) connection.buffer.push(event);
+    else this.#deliver(connection, event);
+  }
+
+  #deliver(connection: Connection, event: StoredEvent): void {
+    if (event.id <= connection.cursor) return;
+    connection.stream.write(encodeSseMessage(event.data, event.id));
+    connection.cursor = event.id;
+  }
+
+  async #tail(store: EventStore, connection: Connection): Promise<void> {
+    try {
+      const events = store.tail!(this.sessionId, connection.cursor, connection.stream.signal);
+      for await (const event of events) this.#deliver(connection, event);
+    } catch (error) {
+      if (connection.stream.open) {
+        console.error(`anubis: event store tail failed for session ${this.sessionId}:`, error);
+      }
+    }
+    connection.stream.close();
+  }
+
+  /** A connection ended: with a store, the events wait `graceMs` for a reconnect. */
+  #detached(connection: Connection): void {
+    if (this.#connection !== connection) return;
+    this.#connection = undefined;
+    const store = this.#options.eventStore;
+    if (!store || this.#closed) return;
+    this.#grace = setTimeout(() => {
+      this.#recording = false;
+      store.delete(this.sessionId).catch((error) =>
+        console.error(`anubis: event store delete failed for session ${this.sessionId}:`, error)
+      );
+    }, this.#options.graceMs);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The stateless era (2026-07-28) on HTTP: POST only, the header ladder,
+ * request-scoped SSE, `subscriptions/listen` streams, and a client
+ * disconnect cancelling the request.
+ *
+ * @module
+ */
+
+import {
+  type Engine,
+  ErrorCode,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  MetaKey,
+} from "@anubis/core";
+import type { HttpLimits, StreamCounter } from "./limits.ts";
+import { checkStatelessHeaders } from "./headers.ts";
+import { respond } from "./respond.ts";
+import { accepted, errorResponseOf } from "./responses.ts";
+
+/**
+ * Serves the POSTs whose `_meta` claims the stateless era, and refuses
+ * unclaimed requests that name a stateless version in their header.
+ *
+ * @example
+ * ```ts
+ * import { defineServer, Engine } from "@anubis/core";
+ * import { createDefaultRegistry } from "@anubis/dialects";
+ * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+ * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+ *   registry: createDefaultRegistry(),
+ * });
+ * const endpoint = new StatelessEndpoint(engine, new StreamCounter(10), {
+ *   maxStreams: 10,
+ *   keepAliveMs: 0,
+ *   resumable: false,
+ * });
+ * const request = new Request("http://localhost/mcp", {
+ *   method: "POST",
+ *   headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+ * });
+ * const response = await endpoint.post(request, {
+ *   jsonrpc: "2.0",
+ *   id: 1,
+ *   method: "server/discover",
+ *   params: {
+ *     _meta: {
+ *       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+ *       "io.modelcontextprotocol/clientCapabilities": {},
+ *     },
+ *   },
+ * }, "2026-07-28");
+ * console.log(response.status); // 200
+ * await response.body?.cancel();
+ * engine.close();
+ * ```
+ */
+export class StatelessEndpoint {
+  readonly #engine: Engine;
+  readonly #streams: StreamCounter;
+  readonly #limits: HttpLimits;
+
+  /**
+   * @param engine The engine.
+   * @param streams The open-stream bound (listen streams count).
+   * @param limits Keep-alive and limits.
+   */
+  constructor(engine: Engine, streams: StreamCounter, limits: HttpLimits) {
+    this.#engine = engine;
+    this.#streams = streams;
+    this.#limits = limits;
+  }
+
+  /**
+   * Refuses a message without a stateless `_meta` claim whose
+   * `MCP-Protocol-Version` header names a stateless version (digest §2.4 step
+   * 3): a request gets 400 `-32602`, a notification 202.
+   *
+   * @param request The HTTP request.
+   * @param message The unclaimed message.
+   * @returns The response, or `undefined` when the message is legacy traffic.
+   */
+  unclaimed(request: Request, message: JsonRpcRequest | JsonRpcNotification): Response | undefined {
+    const header = request.headers.get("mcp-protocol-version")?.trim();
+    if (!header || !this.#engine.dialect(header, "stateless")) return undefined;
+    if (!("id" in message)) return accepted();
+    return errorResponseOf(
+      400,
+      message.id,
+      ErrorCode.INVALID_PARAMS,
+      `Invalid params: a ${header} request needs params._meta["${MetaKey.protocolVersion}"]`,
+      { envelope: { missing: ["_meta"] } },
+    );
+  }
+
+  /**
+   * Serves a stateless message.
+   *
+   * @param request The HTTP request.
+   * @param message The message, which claims the stateless era.
+   * @param version The claimed version.
+   * @returns The response: 400 from the ladder, 202 for a notification, else JSON or SSE.
+   */
+  async post(
+    request: Request,
+    message: JsonRpcRequest | JsonRpcNotification,
+    version: unknown,
+  ): Promise<Response> {
+    const engine = this.#engine;
+    const id = "id" in message ? message.id : null;
+    const refused = checkStatelessHeaders(message, version, request.headers, engine);
+    if (refused) {
+      // The `_meta` envelope is the earlier rung of the ladder.
+      const error = engine.validateEnvelope(message) ?? refused;
+      return errorResponseOf(400, id, error.code, error.message, error.data);
+    }
+    const headers = Object.fromEntries(request.headers);
+    if (!("id" in message)) {
+      await engine.handle(message, { transport: "http", headers });
+      return accepted();
+    }
+    let release: (() => void) | undefined;
+    if (message.method === "subscriptions/listen") {
+      release = this.#streams.acquire();
+      if (!release) {
+        return errorResponseOf(503, message.id, ErrorCode.INTERNAL_ERROR, "Too many open streams");
+      }
+    }
+    return await respond(async (emit, signal) => {
+      try {
+        const reply = await engine.handle(message, { transport: "http", headers, emit, signal });
+        return reply && { body: reply.message, status: reply.status };
+      } finally {
+        release?.();
+      }
+    }, {
+      keepAliveMs: this.#limits.keepAliveMs,
+      cancelOnDisconnect: true,
+      requestSignal: request.signal,
+    });
+  }
+}
