@@ -116,13 +116,35 @@ export function readHead<H extends object = Record<string, unknown>>(
 }
 
 /**
- * Reads a chunked value back.
+ * A chunked value as read.
+ *
+ * @typeParam H The header fields the writer added.
+ *
+ * @example
+ * ```ts
+ * import type { ChunkedValue } from "@anubis/event-store-kv";
+ * const value: ChunkedValue = { header: { parts: 1 }, bytes: new Uint8Array(), versionstamp: "00000000000000010000" };
+ * ```
+ */
+export interface ChunkedValue<H extends object = Record<string, unknown>> {
+  /** The header. */
+  header: H & ChunkHeader;
+  /** The whole value. */
+  bytes: Uint8Array;
+  /** The head's versionstamp: check it to replace the value atomically. */
+  versionstamp: string;
+}
+
+/**
+ * Reads a chunked value back. The head is read again after its parts, and
+ * the read repeated if it changed, so a value rewritten meanwhile never comes
+ * back mixed from two versions.
  *
  * @typeParam H The header fields the writer added.
  * @param kv The database.
  * @param key The head key.
- * @returns The header and the whole bytes, or `undefined` when the head is
- *   missing or a part is gone (a value deleted while it was being read).
+ * @returns The value, or `undefined` when the head is missing or a part is
+ *   gone (a value deleted while it was being read).
  *
  * @example
  * ```ts
@@ -138,13 +160,17 @@ export function readHead<H extends object = Record<string, unknown>>(
 export async function readChunked<H extends object = Record<string, unknown>>(
   kv: KvLike,
   key: KvKey,
-): Promise<{ header: H & ChunkHeader; bytes: Uint8Array } | undefined> {
-  const head = await kv.get<Uint8Array>(key);
-  if (head.value === null) return undefined;
-  const { header, first } = readHead<H>(head.value);
-  const parts = [first];
-  if (header.parts > 1) {
+): Promise<ChunkedValue<H> | undefined> {
+  for (;;) {
+    const head = await kv.get<Uint8Array>(key);
+    if (head.value === null) return undefined;
+    const { header, first } = readHead<H>(head.value);
+    if (header.parts === 1) return { header, bytes: first, versionstamp: head.versionstamp! };
+    const parts = [first];
     for await (const entry of kv.list<Uint8Array>({ prefix: key })) parts.push(entry.value);
+    if ((await kv.get(key)).versionstamp !== head.versionstamp) continue;
+    return parts.length === header.parts
+      ? { header, bytes: joinBytes(parts), versionstamp: head.versionstamp! }
+      : undefined;
   }
-  return parts.length === header.parts ? { header, bytes: joinBytes(parts) } : undefined;
 }

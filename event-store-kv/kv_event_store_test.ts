@@ -3,22 +3,11 @@ import type { StoredEvent } from "@anubis/core";
 import { eventStoreContract } from "@anubis/core/testing";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
 import type { KvLike } from "./kv_like.ts";
-
-async function tempKv(): Promise<{ kv: Deno.Kv; close: () => Promise<void> }> {
-  const dir = await Deno.makeTempDir({ prefix: "anubis_kv_" });
-  const kv = await Deno.openKv(`${dir}/events.kv`);
-  return {
-    kv,
-    close: async () => {
-      kv.close();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
+import { tempKv } from "./testdata/temp_kv.ts";
 
 for (
   const c of eventStoreContract(async () => {
-    const { kv, close } = await tempKv();
+    const { kv, close } = await tempKv("events.kv");
     return { store: new KvEventStore(kv), close };
   })
 ) {
@@ -29,7 +18,7 @@ async function withStore(
   options: KvEventStoreOptions,
   body: (store: KvEventStore, kv: KvLike) => Promise<void>,
 ): Promise<void> {
-  const { kv, close } = await tempKv();
+  const { kv, close } = await tempKv("events.kv");
   try {
     await body(new KvEventStore(kv, options), kv);
   } finally {
