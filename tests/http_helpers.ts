@@ -5,6 +5,7 @@
  */
 
 import { defineServer, type EventStore, type McpServer, type StoredEvent } from "@anubis/core";
+import { MemoryEventStore } from "@anubis/event-store-memory";
 import {
   createHttpHandler,
   type HttpHandler,
@@ -99,29 +100,24 @@ export function testServer(): McpServer {
   });
 }
 
-/** An event store kept in a Map, without `tail()`, that can be told to fail. */
+/** The memory store without `tail()` (so live delivery takes the in-process path), and able to fail deletes. */
 export class TinyEventStore implements EventStore {
-  readonly events = new Map<string, StoredEvent[]>();
+  readonly #inner = new MemoryEventStore();
   readonly deleted: string[] = [];
   failDelete = false;
   append(sessionId: string, data: string): Promise<number> {
-    const list = this.events.get(sessionId) ?? [];
-    const id = (list.at(-1)?.id ?? 0) + 1;
-    list.push({ id, data });
-    this.events.set(sessionId, list);
-    return Promise.resolve(id);
+    return this.#inner.append(sessionId, data);
   }
   replay(sessionId: string, afterId: number): Promise<StoredEvent[]> {
-    return Promise.resolve((this.events.get(sessionId) ?? []).filter((e) => e.id > afterId));
+    return this.#inner.replay(sessionId, afterId);
   }
   latestId(sessionId: string): Promise<number> {
-    return Promise.resolve(this.events.get(sessionId)?.at(-1)?.id ?? 0);
+    return this.#inner.latestId(sessionId);
   }
   delete(sessionId: string): Promise<void> {
     if (this.failDelete) return Promise.reject(new Error("store down"));
     this.deleted.push(sessionId);
-    this.events.delete(sessionId);
-    return Promise.resolve();
+    return this.#inner.delete(sessionId);
   }
 }
 
