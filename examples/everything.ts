@@ -25,6 +25,15 @@ import { interactiveTools } from "./everything/interactive_tools.ts";
 import { prompts } from "./everything/prompts.ts";
 import { resources, resourceTemplates, resourceTools } from "./everything/resources.ts";
 
+/**
+ * Elicitation forms of 2025-11-25 (defaults, SEP-1034; titled and
+ * multi-select enums, SEP-1330): sessions of older versions do not see them.
+ */
+const SINCE_2025_11_25 = new Set([
+  "test_elicitation_sep1034_defaults",
+  "test_elicitation_sep1330_enums",
+]);
+
 export default defineServer({
   name: "anubis-everything",
   version: "1.0.0",
@@ -32,6 +41,12 @@ export default defineServer({
   instructions: "The MCP conformance everything server: every tool, resource and prompt " +
     "the conformance suite exercises.",
   tools: [...contentTools, ...interactiveTools, ...diagnosticTools, ...resourceTools],
+  // What a client may list and call can depend on the frame: here, on the
+  // protocol version (versions are dates, so they compare as strings).
+  serverTools: (tools, frame) =>
+    frame.context.protocolVersion >= "2025-11-25"
+      ? tools
+      : tools.filter((tool) => !SINCE_2025_11_25.has(tool.name)),
   resources,
   resourceTemplates,
   prompts,

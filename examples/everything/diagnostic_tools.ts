@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { ElicitParams, Frame, ToolDefinition } from "@anubis/core";
+import { defineTool, type ElicitParams, type Frame, type ToolDefinition } from "@anubis/core";
 
 /** A one-field form. */
 function form(message: string, field: string, type: "string" | "boolean"): ElicitParams {
@@ -47,7 +47,7 @@ async function greetByName(_args: unknown, frame: Frame) {
 /**
  * The 2026-07-28 diagnostic tools (`test_missing_capability`,
  * `test_streaming_elicitation`, `test_logging_tool`, the change triggers and
- * the `test_input_required_result_*` family).
+ * the `test_input_required_result_*` family), and `test_x_mcp_header`.
  *
  * @example
  * ```ts
@@ -186,4 +186,15 @@ export const diagnosticTools: ToolDefinition<never>[] = [
       return (await Promise.all(asked)).join(", ");
     },
   },
+  defineTool({
+    name: "test_x_mcp_header",
+    description: "Takes a region that clients mirror into the Mcp-Param-Region header (SEP-2243)",
+    inputSchema: {
+      type: "object",
+      // Over HTTP the transport checks the header against the argument.
+      properties: { region: { type: "string", "x-mcp-header": "Region" } },
+      required: ["region"],
+    },
+    handler: ({ region }: { region: string }) => `Region: ${region}`,
+  }),
 ];
