@@ -102,6 +102,7 @@ export const TOOL_NAMES = [
   "test_input_required_result_multi_round",
   "test_input_required_result_tampered_state",
   "test_input_required_result_capabilities",
+  "test_x_mcp_header",
   "test_trigger_resource_update",
 ];
 
