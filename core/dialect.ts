@@ -132,8 +132,16 @@ export interface Dialect {
   requestParamsSchema(method: string): Schema | undefined;
   /** The params schema of a client notification, or `undefined` for an unknown method. */
   notificationParamsSchema(method: string): Schema | undefined;
-  /** The result schema of a request (either direction), or `undefined` when not modelled. */
+  /**
+   * The full result schema of a request (either direction: the server's
+   * answers and the client's answers to server requests), or `undefined`
+   * when not modelled.
+   */
   requestResultSchema(method: string): Schema | undefined;
+  /** The params schema of a notification the server sends, or `undefined` when the version lacks it. */
+  serverNotificationParamsSchema(method: string): Schema | undefined;
+  /** The params schema of a request the server sends, or `undefined` when the version lacks it. */
+  serverRequestParamsSchema(method: string): Schema | undefined;
   /** The full envelope schema of every client request of this version. */
   readonly requestMessageSchema: Schema;
   /** The full envelope schema of every client notification of this version. */
