@@ -15,8 +15,9 @@ import type {
   TransportRules,
 } from "@anubis/core";
 import * as s from "@anubis/core/schema";
-import { legacyMeta, NOTIFICATION_PARAMS, PARAMS, RESULTS, statelessMeta } from "./schemas.ts";
-import { INPUT_PARAMS } from "./schemas.ts";
+import { INPUT_PARAMS, legacyMeta, NOTIFICATION_PARAMS, PARAMS, statelessMeta } from "./schemas.ts";
+import { resultSchemas } from "./result_schemas.ts";
+import { serverNotificationParamsSchemas, serverRequestParamsSchemas } from "./message_schemas.ts";
 
 /**
  * The facts of one version.
@@ -38,6 +39,8 @@ export interface DialectSpec {
   notificationMethods: readonly string[];
   /** Server-to-client requests. */
   serverRequestMethods: readonly string[];
+  /** Server-to-client requests embedded in `input_required` results (stateless era). */
+  inputRequestMethods?: readonly string[];
   /** Server-to-client notifications. */
   serverNotificationMethods: readonly string[];
   /** The capability keys (and their sub-keys) this version advertises. */
@@ -112,6 +115,15 @@ export function defineDialect(spec: DialectSpec): Dialect {
     },
   );
   const features = new Set(spec.features);
+  const results = resultSchemas(features);
+  const serverNotifications = pick(
+    serverNotificationParamsSchemas(features),
+    spec.serverNotificationMethods,
+  );
+  const serverRequests = pick(serverRequestParamsSchemas(features), [
+    ...spec.serverRequestMethods,
+    ...spec.inputRequestMethods ?? [],
+  ]);
   return {
     version: spec.version,
     era: spec.era,
@@ -121,10 +133,12 @@ export function defineDialect(spec: DialectSpec): Dialect {
     serverNotificationMethods: spec.serverNotificationMethods,
     requestParamsSchema: (method) => params.get(method),
     notificationParamsSchema: (method) => notifications.get(method),
-    requestResultSchema: (method) => RESULTS[method],
+    requestResultSchema: (method) => results[method],
+    serverNotificationParamsSchema: (method) => serverNotifications.get(method),
+    serverRequestParamsSchema: (method) => serverRequests.get(method),
     requestMessageSchema,
     notificationMessageSchema,
-    progressParamsSchema: s.object(NOTIFICATION_PARAMS["notifications/progress"]),
+    progressParamsSchema: serverNotificationParamsSchemas(features)["notifications/progress"],
     requestMetaSchema: stateless ? statelessMeta : undefined,
     serverCapabilities: (declared) => shapeCapabilities(declared, spec.capabilityKeys),
     supportedFeatures: spec.features,
@@ -134,6 +148,14 @@ export function defineDialect(spec: DialectSpec): Dialect {
     encodeServerRequest: spec.encodeServerRequest,
     resourceNotFound: spec.resourceNotFound,
   };
+}
+
+/** The schemas of the methods a version has. */
+function pick(
+  schemas: Record<string, s.Schema>,
+  methods: readonly string[],
+): Map<string, s.Schema> {
+  return new Map(methods.flatMap((m) => (schemas[m] ? [[m, schemas[m]] as const] : [])));
 }
 
 function shapeCapabilities(

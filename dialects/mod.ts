@@ -19,6 +19,10 @@ import { ALL_DIALECTS } from "./versions.ts";
 
 export * from "./versions.ts";
 export * from "./define_dialect.ts";
+export { type ComponentSchemas, componentSchemas, when } from "./component_schemas.ts";
+export { resultSchemas } from "./result_schemas.ts";
+export { primitiveSchemaDefinition } from "./elicitation_schemas.ts";
+export { serverNotificationParamsSchemas, serverRequestParamsSchemas } from "./message_schemas.ts";
 export { encodeStatelessResult, legacyEncoder, type LegacyOmissions, strip } from "./encoding.ts";
 
 /**

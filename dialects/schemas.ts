@@ -1,6 +1,6 @@
 /**
- * Params and result schemas shared by the protocol versions; each version
- * module picks the ones its version has.
+ * Params schemas of the client's requests and notifications, shared by the
+ * protocol versions; each version picks the ones its version has.
  *
  * @module
  */
@@ -86,48 +86,4 @@ export const NOTIFICATION_PARAMS: Record<string, s.Shape> = {
   },
   "notifications/roots/list_changed": {},
   "notifications/tasks/status": { taskId: s.string() },
-};
-
-const content: s.Schema = s.object({ type: s.string() });
-
-/** Result schemas, by method (both directions). */
-export const RESULTS: Record<string, s.Schema> = {
-  "initialize": s.object({
-    protocolVersion: s.string(),
-    capabilities: anyObject,
-    serverInfo: s.object({ name: s.string(), version: s.string() }),
-    instructions: s.optional(s.string()),
-  }),
-  "ping": anyObject,
-  "logging/setLevel": anyObject,
-  "resources/subscribe": anyObject,
-  "resources/unsubscribe": anyObject,
-  "server/discover": s.object({ supportedVersions: s.array(s.string()), capabilities: anyObject }),
-  "tools/list": s.object({
-    tools: s.array(s.object({ name: s.string(), inputSchema: anyObject })),
-  }),
-  "tools/call": s.object({ content: s.array(content), isError: s.optional(s.boolean()) }),
-  "prompts/list": s.object({ prompts: s.array(s.object({ name: s.string() })) }),
-  "prompts/get": s.object({
-    messages: s.array(s.object({ role: s.enumeration(["user", "assistant"]), content })),
-  }),
-  "resources/list": s.object({
-    resources: s.array(s.object({ uri: s.string(), name: s.string() })),
-  }),
-  "resources/templates/list": s.object({
-    resourceTemplates: s.array(s.object({ uriTemplate: s.string(), name: s.string() })),
-  }),
-  "resources/read": s.object({ contents: s.array(s.object({ uri: s.string() })) }),
-  "completion/complete": s.object({ completion: s.object({ values: s.array(s.string()) }) }),
-  "subscriptions/listen": anyObject,
-  "sampling/createMessage": s.object({
-    role: s.enumeration(["user", "assistant"]),
-    content: s.union([content, s.array(content)]),
-    model: s.string(),
-  }),
-  "roots/list": s.object({ roots: s.array(s.object({ uri: s.string() })) }),
-  "elicitation/create": s.object({
-    action: s.enumeration(["accept", "decline", "cancel"]),
-    content: s.optional(s.record(s.unknown())),
-  }),
 };

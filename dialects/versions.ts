@@ -214,6 +214,7 @@ export const v2026_07_28: Dialect = defineDialect({
   ],
   notificationMethods: ["notifications/cancelled"],
   serverRequestMethods: [],
+  inputRequestMethods: ["sampling/createMessage", "roots/list", "elicitation/create"],
   serverNotificationMethods: [
     "notifications/cancelled",
     "notifications/progress",

@@ -242,3 +242,23 @@ export const SAMPLE_URL_ELICITATION: Obj = {
   url: "https://example.com/login",
   elicitationId: "e1",
 };
+
+/** What a client answers to each server request (bare results, as 2026 input responses are). */
+export const SAMPLE_CLIENT_RESULTS: Readonly<Record<string, Obj>> = {
+  "sampling/createMessage": {
+    role: "assistant",
+    content: { type: "text", text: "Paris" },
+    model: "claude",
+    stopReason: "endTurn",
+  },
+  "roots/list": { roots: [{ uri: "file:///home/a", name: "a" }] },
+  "elicitation/create": { action: "accept", content: { name: "Ann", age: 3, ok: true } },
+};
+
+/** A sampling answer with tool use, as 2025-11-25 clients may give. */
+export const SAMPLE_TOOL_USE_RESULT: Obj = {
+  role: "assistant",
+  content: [{ type: "tool_use", id: "u1", name: "weather", input: { city: "Paris" } }],
+  model: "claude",
+  stopReason: "toolUse",
+};
