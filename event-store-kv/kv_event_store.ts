@@ -115,6 +115,8 @@ export class KvEventStore implements EventStore {
   readonly #counters = new Map<string, { id: number; versionstamp: string }>();
 
   /**
+   * Creates a store on `kv`.
+   *
    * @param kv The database (the store does not close it unless `closeKv`).
    * @param options Retention, polling and retry settings.
    */
@@ -192,7 +194,8 @@ export class KvEventStore implements EventStore {
 
   async #replayOnce(sessionId: string, afterId: number): Promise<StoredEvent[]> {
     const latest = await this.latestId(sessionId);
-    const from = Math.max(Math.floor(afterId), latest - this.#maxPerSession, 0) + 1;
+    const after = Number.isFinite(afterId) ? Math.floor(afterId) : 0;
+    const from = Math.max(after, latest - this.#maxPerSession, 0) + 1;
     if (from > latest) return [];
     const prefix = this.#eventsPrefix(sessionId);
     const oldest = this.#now() - this.#ttlMs;

@@ -94,6 +94,8 @@ export class MemoryEventStore implements EventStore {
   #forgottenFloor = 0;
 
   /**
+   * Creates an empty store.
+   *
    * @param options Retention limits.
    */
   constructor(options: MemoryEventStoreOptions = {}) {

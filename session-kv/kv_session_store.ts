@@ -87,6 +87,8 @@ export class KvSessionStore implements SessionStore {
   readonly #now: () => number;
 
   /**
+   * Creates a store on `kv`.
+   *
    * @param kv The database (the store does not close it unless `closeKv`).
    * @param options Prefix, retry and clock settings.
    */
