@@ -112,6 +112,9 @@ export function legacyEncoder(
   omit: LegacyOmissions,
 ): (method: string, result: Record<string, unknown>) => Record<string, unknown> {
   const block = blockEncoder(omit);
+  // The newest legacy version keeps every block as it is: skip the walk.
+  const blocksKept = omit.resourceLinks && !omit.component.length && !omit.content.length &&
+    !omit.annotations.length;
   const tool = (t: Obj): Obj => {
     const out = strip(t, omit.tool);
     return "outputSchema" in out && out.outputSchema !== undefined &&
@@ -150,10 +153,10 @@ export function legacyEncoder(
         if ("structuredContent" in out && !isObject(out.structuredContent)) {
           out = strip(out, ["structuredContent"]);
         }
-        return mapList(out, "content", block);
+        return blocksKept ? out : mapList(out, "content", block);
       }
       case "prompts/get":
-        return mapList(out, "messages", (m) => {
+        return blocksKept ? out : mapList(out, "messages", (m) => {
           const c = block(m.content as Obj);
           return c === m.content ? m : { ...m, content: c };
         });

@@ -142,6 +142,7 @@ export function resultSchemas(features: ReadonlySet<Feature>): Record<string, s.
 }
 
 const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+const CLIENT_ANSWERS = new Set(["sampling/createMessage", "roots/list", "elicitation/create"]);
 
 /** `input_required` results are judged as such, any other as the method's result. */
 function eitherResult(complete: s.Schema, inputRequired: s.Schema): s.Schema {
@@ -194,18 +195,8 @@ function statelessResults(
         : undefined,
   );
   const out: Record<string, s.Schema> = {};
-  const server = [
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "completion/complete",
-    "subscriptions/listen",
-  ];
+  // The handshake is gone; every other server result gains `resultType`.
+  const server = Object.keys(shapes).filter((m) => m !== "initialize" && !CLIENT_ANSWERS.has(m));
   const listenMeta = s.object({
     "io.modelcontextprotocol/subscriptionId": requestId,
     "io.modelcontextprotocol/serverInfo": s.optional(c.implementation),
@@ -221,8 +212,6 @@ function statelessResults(
     out[method] = INPUT_METHODS.has(method) ? eitherResult(complete, inputRequired) : complete;
   }
   // Client answers embedded in `inputResponses` are bare results, without `resultType`.
-  for (const method of ["sampling/createMessage", "roots/list", "elicitation/create"]) {
-    out[method] = legacy[method];
-  }
+  for (const method of CLIENT_ANSWERS) out[method] = legacy[method];
   return out;
 }

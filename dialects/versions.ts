@@ -157,7 +157,7 @@ export const v2025_11_25: Dialect = defineDialect({
     "notifications/elicitation/complete",
     "notifications/tasks/status",
   ],
-  capabilityKeys: { ...CAPABILITIES_2025, tasks: "any" },
+  capabilityKeys: { ...CAPABILITIES_2025, tasks: ["list", "cancel", "requests"] },
   features: [
     ...BASE_FEATURES,
     "titles",
