@@ -186,3 +186,36 @@ Deno.test("invalid options are rejected", async () => {
   assert.throws(() => new KvEventStore(kv, { pollIntervalMs: -5 }), RangeError);
   kv.close();
 });
+
+Deno.test("two instances appending at once race on the counter and still get 1..N", async () => {
+  await withStore({}, async (first, kv) => {
+    const second = new KvEventStore(kv);
+    const ids = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? first : second).append("s", `e${i}`)),
+    );
+    assert.deepEqual([...ids].sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 1));
+    const events = await first.replay("s", 0);
+    for (const [i, id] of ids.entries()) assert.equal(events[id - 1].data, `e${i}`);
+  });
+});
+
+Deno.test("an append that keeps meeting a locked database fails closed", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const locked: KvLike = {
+    get: (key) => kv.get(key),
+    list: (selector, options) => kv.list(selector as Deno.KvListSelector, options),
+    atomic: () => {
+      const op = kv.atomic();
+      op.commit = () => Promise.reject(new TypeError("database is locked"));
+      return op;
+    },
+    close: () => kv.close(),
+  };
+  try {
+    const store = new KvEventStore(locked, { retryTimeoutMs: 50 });
+    await assert.rejects(store.append("s", "x"), /database is locked/);
+    assert.equal(await store.latestId("s"), 0);
+  } finally {
+    kv.close();
+  }
+});
