@@ -13,21 +13,10 @@
 
 import {
   createMcpHandler,
-  McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import * as z from "zod";
+import { createOfficialServer as createServer } from "./official_echo.ts";
 import { exitOnSignal, loopback } from "./listening.ts";
-
-function createServer(): McpServer {
-  const server = new McpServer({ name: "bench", version: "1.0.0" });
-  server.registerTool(
-    "echo",
-    { description: "Echoes its text", inputSchema: z.object({ text: z.string() }) },
-    ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }),
-  );
-  return server;
-}
 
 function sessionsHandler(): (request: Request) => Promise<Response> {
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();

@@ -1,0 +1,107 @@
+/**
+ * Starting and stopping benchmark processes: a server is a child process
+ * that prints `listening on http://…` on stderr; every child is ended by pid
+ * (SIGTERM, then SIGKILL) when its measurement is done.
+ *
+ * @module
+ */
+
+/** A running HTTP server under test. */
+export interface RunningServer {
+  /** The MCP endpoint. */
+  url: string;
+  /** The child's pid. */
+  pid: number;
+  /** Milliseconds from spawn to the listening line. */
+  startMs: number;
+  /** Ends the process and waits for it. */
+  stop(): Promise<void>;
+}
+
+/** The repository root (benchmarks run from there). */
+export const ROOT: string = new URL("..", import.meta.url).pathname;
+
+/**
+ * Spawns `deno <args>` from the repository root and waits for the listening
+ * line on stderr.
+ *
+ * @param args The arguments after `deno`.
+ * @param timeoutMs How long to wait for the listening line.
+ * @returns The running server.
+ */
+export async function startServer(args: string[], timeoutMs = 30_000): Promise<RunningServer> {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stop = () => endProcess(child);
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let seen = "";
+  try {
+    while (!deadline.aborted) {
+      const { value, done } = await Promise.race([
+        lines.read(),
+        new Promise<never>((_, reject) =>
+          deadline.addEventListener("abort", () => reject(new Error("timeout")))
+        ),
+      ]);
+      if (done) break;
+      seen += value;
+      const match = seen.match(/listening on (http:\/\/\S+)/);
+      if (match) {
+        const startMs = performance.now() - started;
+        // Keep draining stderr so the child never blocks on a full pipe.
+        (async () => {
+          while (!(await lines.read()).done);
+        })().catch(() => {});
+        return { url: match[1], pid: child.pid, startMs, stop };
+      }
+    }
+  } catch {
+    // Reported below with what the child printed.
+  }
+  await stop();
+  const said = seen.trim().split("\n").at(-1) || "no output";
+  throw new Error(`deno ${args.join(" ")} did not start: ${said.slice(0, 300)}`);
+}
+
+/**
+ * Ends a child process: SIGTERM, then SIGKILL after a grace period.
+ *
+ * @param child The child.
+ * @param graceMs How long SIGTERM may take.
+ */
+export async function endProcess(child: Deno.ChildProcess, graceMs = 2000): Promise<void> {
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    return; // Already gone.
+  }
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }, graceMs);
+  await child.status;
+  clearTimeout(timer);
+}
+
+/**
+ * The resident set size of a process, from `/proc` (Linux only).
+ *
+ * @param pid The process.
+ * @returns Bytes.
+ */
+export function residentBytes(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const match = status.match(/VmRSS:\s+(\d+) kB/);
+  if (!match) throw new Error(`no VmRSS for ${pid}`);
+  return Number(match[1]) * 1024;
+}

@@ -1,0 +1,41 @@
+/**
+ * Every process the benchmarks start, by name: how to run it with `deno`.
+ * Names are the row names in RESULTS.md.
+ *
+ * @module
+ */
+
+/** A server under test. */
+export interface ServerSpec {
+  /** The row name. */
+  name: string;
+  /** The arguments after `deno`. */
+  args: string[];
+}
+
+const CLI = ["run", "-A", "cli/main.ts", "serve", "bench/servers/echo_server.ts"];
+const run = (
+  script: string,
+  ...rest: string[]
+) => ["run", "-A", `bench/servers/${script}`, ...rest];
+
+/** HTTP servers. */
+export const HTTP = {
+  raw: { name: "raw Deno.serve", args: run("raw_http.ts") },
+  cli: { name: "anubis cli serve", args: [...CLI, "--http", "--port", "0"] },
+  handler: { name: "anubis handler", args: run("anubis_http.ts") },
+  handlerManySessions: {
+    name: "anubis handler",
+    args: run("anubis_http.ts", "--max-sessions=1000000"),
+  },
+  official: { name: "official SDK v2", args: run("official_http.ts", "stateless") },
+  officialSessions: { name: "official SDK v2", args: run("official_http.ts", "sessions") },
+  tmcp: { name: "tmcp", args: run("tmcp_http.ts") },
+} satisfies Record<string, ServerSpec>;
+
+/** stdio servers. */
+export const STDIO = {
+  raw: { name: "raw line echo", args: run("raw_stdio.ts") },
+  cli: { name: "anubis cli serve", args: CLI },
+  official: { name: "official SDK v2", args: run("official_stdio.ts") },
+} satisfies Record<string, ServerSpec>;

@@ -1,0 +1,20 @@
+/**
+ * This SDK's bare Web handler (`createHttpHandler` of
+ * `@anubis/transport-http`) in `Deno.serve`, without the CLI.
+ * `--max-sessions=N` raises the live legacy session bound (default 10,000)
+ * for the session creation and memory runs, which open more than that.
+ *
+ * @module
+ */
+
+import { createHttpHandler } from "@anubis/transport-http";
+import server from "./echo_server.ts";
+import { exitOnSignal, loopback } from "./listening.ts";
+
+const maxSessions = Deno.args.find((arg) => arg.startsWith("--max-sessions="))?.split("=")[1];
+const handler = createHttpHandler(server, {
+  maxSessions: maxSessions === undefined ? undefined : Number(maxSessions),
+});
+
+exitOnSignal();
+Deno.serve(loopback("anubis"), handler);

@@ -1,0 +1,91 @@
+/**
+ * CI's short smoke of the benchmarks: every server the benchmarks start
+ * starts and answers, and each load path runs briefly. No timing assertion:
+ * the numbers come from `deno task bench`.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { haveWrk, loadPost } from "./http_load.ts";
+import { ROOT, startServer } from "./process.ts";
+import { HTTP, type ServerSpec, STDIO } from "./servers.ts";
+import { loadStdio } from "./stdio_load.ts";
+import { legacyCall, openSession, post, statelessCall } from "./wire.ts";
+
+// Children are ended by pid and awaited; their stderr drains finish after the
+// test body, which the op sanitizer would report.
+const options = { sanitizeOps: false, sanitizeResources: false };
+
+async function answersStateless(spec: ServerSpec): Promise<void> {
+  const server = await startServer(spec.args);
+  try {
+    const { status, message } = await post(server.url, statelessCall(7));
+    assert.equal(status, 200, `${spec.name}: ${JSON.stringify(message)}`);
+    assert.equal(message.id, 7);
+    const result = message.result as { content: { text: string }[] };
+    assert.equal(result.content[0].text, "echo: hi");
+  } finally {
+    await server.stop();
+  }
+}
+
+for (const spec of [HTTP.raw, HTTP.cli, HTTP.handler, HTTP.official, HTTP.tmcp]) {
+  Deno.test(
+    `bench smoke: ${spec.name} answers a stateless tools/call`,
+    options,
+    () => answersStateless(spec),
+  );
+}
+
+Deno.test(
+  "bench smoke: anubis cli serve answers tools/call in a legacy session",
+  options,
+  async () => {
+    const server = await startServer(HTTP.cli.args);
+    try {
+      const { sessionId, version } = await openSession(server.url);
+      assert.ok(sessionId);
+      const { status, message } = await post(server.url, legacyCall(sessionId, version, 3));
+      assert.equal(status, 200);
+      assert.equal((message.result as { content: { text: string }[] }).content[0].text, "echo: hi");
+    } finally {
+      await server.stop();
+    }
+  },
+);
+
+Deno.test("bench smoke: wrk loads the raw server for a second", {
+  ...options,
+  ignore: !(await haveWrk()),
+}, async () => {
+  const server = await startServer(HTTP.raw.args);
+  try {
+    const shape = { connections: 2, seconds: 1, warmupSeconds: 0 };
+    const result = await loadPost(server.url, statelessCall(1), shape);
+    assert.ok(result.requests > 0);
+    assert.equal(result.errors, 0);
+  } finally {
+    await server.stop();
+  }
+});
+
+for (const spec of [STDIO.raw, STDIO.cli, STDIO.official]) {
+  Deno.test(`bench smoke: ${spec.name} round trips over stdio`, options, async () => {
+    const result = await loadStdio(spec.args, { connections: 4, seconds: 0.2, warmupSeconds: 0.1 });
+    assert.ok(result.requests > 0, `${spec.name} answered nothing`);
+    assert.equal(result.errors, 0);
+  });
+}
+
+Deno.test("bench smoke: the event store benchmark runs", options, async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "bench/store_load.ts", "0.05"],
+    cwd: ROOT,
+  }).output();
+  assert.ok(output.success, new TextDecoder().decode(output.stderr));
+  const names = new TextDecoder().decode(output.stdout).split("\n")
+    .filter((line) => line.startsWith("BENCH ")).map((line) => JSON.parse(line.slice(6)).name);
+  assert.ok(names.includes("raw KV read-then-commit append"), names.join(", "));
+  assert.ok(names.includes("KV store append"), names.join(", "));
+});

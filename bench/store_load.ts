@@ -1,0 +1,127 @@
+/**
+ * Event store throughput, run in its own process (`deno run -A
+ * bench/store_load.ts SECONDS`): append and replay rates of the memory and KV
+ * stores against a raw Deno KV loop that does what a KV append must do at
+ * least (read the counter, then commit counter and event atomically). Prints
+ * one `BENCH {...}` JSON line per measurement.
+ *
+ * @module
+ */
+
+import { type Measurement, percentileOf } from "./measurement.ts";
+
+/** The part of the `EventStore` contract measured here. */
+interface Store {
+  append(sessionId: string, data: string): Promise<number>;
+  replay(sessionId: string, afterId: number): Promise<unknown[]>;
+}
+
+/** A typical event: one progress notification as JSON text. */
+const EVENT = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "notifications/progress",
+  params: { progressToken: "bench-1", progress: 1, total: 10, message: "working on it" },
+});
+/** How many events a replay returns. */
+const REPLAY_EVENTS = 500;
+
+async function timed(seconds: number, op: () => Promise<unknown>): Promise<Measurement> {
+  const latencies: number[] = [];
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  let now = start;
+  while (now < end && latencies.length < 1_000_000) {
+    await op();
+    const after = performance.now();
+    latencies.push(after - now);
+    now = after;
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / ((now - start) / 1000),
+    p50Ms: percentileOf(latencies, 50),
+    p99Ms: percentileOf(latencies, 99),
+    requests: latencies.length,
+    errors: 0,
+  };
+}
+
+async function measureStore(name: string, store: Store, seconds: number): Promise<void> {
+  let n = 0;
+  emit(`${name} append`, await timed(seconds, () => store.append(`append-${n++ % 8}`, EVENT)));
+  for (let i = 0; i < REPLAY_EVENTS; i++) await store.append("replay", EVENT);
+  const replay = await timed(seconds, () => store.replay("replay", 0));
+  emit(`${name} replay`, { ...replay, rps: replay.rps * REPLAY_EVENTS });
+}
+
+/** Read-then-commit: what an append with a KV counter costs at least. */
+function rawKv(kv: Deno.Kv): Store {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  return {
+    async append(sessionId, data) {
+      const counterKey = ["raw", "ctr", sessionId];
+      for (;;) {
+        const counter = await kv.get<Deno.KvU64>(counterKey);
+        const id = (counter.value?.value ?? 0n) + 1n;
+        const { ok } = await kv.atomic().check(counter).set(counterKey, new Deno.KvU64(id))
+          .set(["raw", "ev", sessionId, id], encoder.encode(data)).commit();
+        if (ok) return Number(id);
+      }
+    },
+    async replay(sessionId, afterId) {
+      const events = [];
+      const list = kv.list<Uint8Array>({
+        start: ["raw", "ev", sessionId, BigInt(afterId + 1)],
+        end: ["raw", "ev", sessionId, BigInt(Number.MAX_SAFE_INTEGER)],
+      });
+      for await (const entry of list) events.push(decoder.decode(entry.value));
+      return events;
+    },
+  };
+}
+
+function emit(name: string, measurement: Measurement): void {
+  console.log(`BENCH ${JSON.stringify({ name, ...measurement })}`);
+}
+
+async function importFirst(specifiers: string[]): Promise<Record<string, unknown> | undefined> {
+  for (const specifier of specifiers) {
+    try {
+      return await import(specifier);
+    } catch {
+      // Not landed yet, or not in the workspace yet: try the next.
+    }
+  }
+  return undefined;
+}
+
+if (import.meta.main) {
+  const seconds = Number(Deno.args[0] ?? 1);
+  const dir = await Deno.makeTempDir({ prefix: "anubis-bench-kv-" });
+  try {
+    const memory = await importFirst([
+      "@anubis/event-store-memory",
+      new URL("../event-store-memory/mod.ts", import.meta.url).href,
+    ]);
+    if (memory?.MemoryEventStore) {
+      const Memory = memory.MemoryEventStore as new () => Store;
+      await measureStore("memory store", new Memory(), seconds);
+    }
+    const rawDb = await Deno.openKv(`${dir}/raw.sqlite`);
+    await measureStore("raw KV read-then-commit", rawKv(rawDb), seconds);
+    rawDb.close();
+    const kvModule = await importFirst([
+      "@anubis/event-store-kv",
+      new URL("../event-store-kv/mod.ts", import.meta.url).href,
+    ]);
+    if (kvModule?.KvEventStore) {
+      const db = await Deno.openKv(`${dir}/store.sqlite`);
+      const Kv = kvModule.KvEventStore as new (kv: Deno.Kv) => Store;
+      await measureStore("KV store", new Kv(db), seconds);
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
