@@ -1,17 +1,19 @@
 /**
  * Interop over Streamable HTTP between `cli serve examples/everything.ts
  * --http` (a real child process on a free port) and the official TypeScript
- * SDK v1 client at each legacy version. The steps are those of the stdio
- * test (`everything_sdk_v1.ts`).
+ * SDK clients: v1 at each legacy version, v2 pinned to 2026-07-28. The steps
+ * are those of the stdio tests (`everything_sdk_v1.ts`, `everything_sdk_v2.ts`).
  */
 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport as StreamableHttpV2 } from "@modelcontextprotocol/client";
 import { connectV1, runV1Steps } from "./everything_sdk_v1.ts";
+import { connectV2, runV2Steps, VERSION } from "./everything_sdk_v2.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
 /** A server process serving the everything example over HTTP on a free port. */
-export async function startHttpServer(): Promise<{ url: URL; stop(): Promise<void> }> {
+async function startHttpServer(): Promise<{ url: URL; stop(): Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "cli/main.ts", "serve", "examples/everything.ts", "--http", "--port", "0"],
     cwd: ROOT,
@@ -58,3 +60,17 @@ for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
     }
   });
 }
+
+Deno.test(`everything over HTTP, SDK v2 client at ${VERSION}`, async (t) => {
+  const server = await startHttpServer();
+  try {
+    const connected = await connectV2(new StreamableHttpV2(server.url));
+    try {
+      await runV2Steps(t, connected);
+    } finally {
+      await connected.client.close();
+    }
+  } finally {
+    await server.stop();
+  }
+});
