@@ -92,6 +92,8 @@ export interface HttpHandler {
   readonly engine: Engine;
   /** The number of live legacy sessions. */
   readonly sessionCount: number;
+  /** The number of open standalone (GET) and listen streams. */
+  readonly openStreams: number;
   /** Ends listen streams gracefully, closes standalone streams and drops every session. */
   close(): void;
 }
@@ -242,6 +244,7 @@ export function createHttpHandler(
   return Object.defineProperties(handler, {
     engine: { value: engine, enumerable: true },
     sessionCount: { get: () => sessions.size, enumerable: true },
+    openStreams: { get: () => streams.open, enumerable: true },
     close: {
       value: () => {
         engine.close();

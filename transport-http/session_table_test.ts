@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { defineServer, Engine } from "@anubis/core";
+import { createDefaultRegistry } from "@anubis/dialects";
+import { SessionTable } from "./session_table.ts";
+
+Deno.test("session table: random ids, a bound, and idle expiry that spares open streams", async () => {
+  const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+    registry: createDefaultRegistry(),
+  });
+  const table = new SessionTable(engine, {
+    maxSessions: 2,
+    idleMs: 60_000,
+    stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
+  });
+  try {
+    const a = table.create()!;
+    const b = table.create()!;
+    assert.notEqual(a.session.id, b.session.id);
+    assert.equal(table.create(), undefined);
+    const stream = await b.stream.attach(undefined, false);
+    a.session.lastActivity = 0;
+    b.session.lastActivity = 0;
+    table.sweep(true);
+    assert.equal(table.size, 1);
+    assert.equal(a.session.closed, true);
+    assert.equal(await table.find(a.session.id!, { transport: "http" }), undefined);
+    assert.equal(await table.find(b.session.id!, { transport: "http" }), b);
+    assert.ok(table.create(), "the expired session's slot is free again");
+    table.close();
+    assert.equal(stream.open, false);
+    assert.equal(engine.sessions.size, 0);
+  } finally {
+    table.close();
+    engine.close();
+  }
+});

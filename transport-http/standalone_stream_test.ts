@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import type { EventStore, StoredEvent } from "@anubis/core";
+import { MemoryEventStore } from "@anubis/event-store-memory";
+import { StandaloneStream } from "./standalone_stream.ts";
+
+const TIMINGS = { retryMs: 1000, graceMs: 60_000, keepAliveMs: 0 };
+
+async function read(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return await new Response(stream).text();
+}
+
+Deno.test("standalone stream: an append that fails is not delivered, later ones are", async () => {
+  const inner = new MemoryEventStore();
+  let fail = false;
+  const store: EventStore = {
+    append: (s, d) => fail ? Promise.reject(new Error("down")) : inner.append(s, d),
+    replay: (s, a) => inner.replay(s, a),
+    latestId: (s) => inner.latestId(s),
+    delete: (s) => inner.delete(s),
+  };
+  const standalone = new StandaloneStream("s", { ...TIMINGS, eventStore: store });
+  const stream = await standalone.attach(undefined, false);
+  fail = true;
+  const log = console.error;
+  console.error = () => {};
+  try {
+    await standalone.send({ jsonrpc: "2.0", method: "lost" });
+  } finally {
+    console.error = log;
+  }
+  fail = false;
+  await standalone.send({ jsonrpc: "2.0", method: "kept" });
+  standalone.close();
+  const text = await read(stream.readable);
+  assert.ok(!text.includes("lost"));
+  assert.ok(text.includes('id: 1\nevent: message\ndata: {"jsonrpc":"2.0","method":"kept"}'));
+});
+
+Deno.test("standalone stream: a bogus Last-Event-ID past the latest id hides nothing", async () => {
+  const store = new MemoryEventStore();
+  await store.append("s", '{"n":1}');
+  const standalone = new StandaloneStream("s", { ...TIMINGS, eventStore: store });
+  const stream = await standalone.attach(999, true);
+  await standalone.send({ jsonrpc: "2.0", method: "next" });
+  const reader = stream.readable.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("next")) text += (await reader.read()).value;
+  standalone.close();
+  await reader.cancel();
+  assert.ok(text.startsWith("id: 1\nretry: 1000\ndata: \n\n"), text);
+  assert.ok(text.includes('id: 2\nevent: message\ndata: {"jsonrpc":"2.0","method":"next"}'));
+});
+
+Deno.test("standalone stream: a store failing to prime or replay fails the attach", async () => {
+  const broken = {
+    append: () => Promise.resolve(1),
+    replay: () => Promise.reject(new Error("down")),
+    latestId: () => Promise.reject(new Error("down")),
+    delete: () => Promise.resolve(),
+  } satisfies EventStore;
+  const standalone = new StandaloneStream("s", { ...TIMINGS, eventStore: broken });
+  await assert.rejects(standalone.attach(3, true), /down/);
+  assert.equal(standalone.attached, false);
+  standalone.close();
+});
+
+Deno.test("standalone stream: a tail() drives delivery when the store has one", async () => {
+  const events: StoredEvent[] = [{ id: 1, data: '{"from":"another instance"}' }];
+  const store: EventStore = {
+    append: () => Promise.resolve(99),
+    replay: () => Promise.resolve([]),
+    latestId: () => Promise.resolve(0),
+    delete: () => Promise.resolve(),
+    async *tail(_s, afterId, signal) {
+      for (const event of events) if (event.id > afterId && !signal.aborted) yield event;
+    },
+  };
+  const standalone = new StandaloneStream("s", { ...TIMINGS, eventStore: store });
+  const stream = await standalone.attach(undefined, false);
+  // The tail ended, so the connection closed after delivering what it yielded.
+  assert.equal(
+    await read(stream.readable),
+    'id: 1\nevent: message\ndata: {"from":"another instance"}\n\n',
+  );
+  standalone.close();
+});
