@@ -5,14 +5,15 @@
  * @module
  */
 
-import type {
-  Dialect,
-  EncodeContext,
-  Era,
-  Feature,
+import {
+  type Dialect,
+  type EncodeContext,
+  type Era,
+  ErrorCode,
+  type Feature,
   McpError,
-  ServerCapabilities,
-  TransportRules,
+  type ServerCapabilities,
+  type TransportRules,
 } from "@anubis/core";
 import * as s from "@anubis/core/schema";
 import { INPUT_PARAMS, legacyMeta, NOTIFICATION_PARAMS, PARAMS, statelessMeta } from "./schemas.ts";
@@ -115,6 +116,7 @@ export function defineDialect(spec: DialectSpec): Dialect {
     },
   );
   const features = new Set(spec.features);
+  const version = spec.version;
   const results = resultSchemas(features);
   const serverNotifications = pick(
     serverNotificationParamsSchemas(features),
@@ -145,7 +147,18 @@ export function defineDialect(spec: DialectSpec): Dialect {
     supportsFeature: (feature) => features.has(feature),
     transportRules: spec.transportRules,
     encodeResult: spec.encodeResult,
-    encodeServerRequest: spec.encodeServerRequest,
+    encodeServerRequest: (method, params) => {
+      const encoded = spec.encodeServerRequest(method, params);
+      const schema = serverRequests.get(method);
+      // The server never sends what its version cannot carry: a handler's
+      // mistake surfaces to the handler instead of reaching the client.
+      const checked = schema ? s.validate(schema, encoded) : undefined;
+      if (!schema || !checked!.ok) {
+        const why = checked && !checked.ok ? s.formatIssues(checked.issues) : "not in this version";
+        throw new McpError(ErrorCode.INTERNAL_ERROR, `Invalid ${method} for ${version}: ${why}`);
+      }
+      return encoded;
+    },
     resourceNotFound: spec.resourceNotFound,
   };
 }

@@ -182,7 +182,11 @@ export const v2025_11_25: Dialect = defineDialect({
     annotations: [],
     resourceLinks: true,
   }),
-  encodeServerRequest: keep,
+  // URL elicitation needs the id `notifications/elicitation/complete` refers to.
+  encodeServerRequest: (method, params) =>
+    method === "elicitation/create" && params.mode === "url" && params.elicitationId === undefined
+      ? { ...params, elicitationId: crypto.randomUUID() }
+      : params,
   resourceNotFound: legacyNotFound,
 });
 

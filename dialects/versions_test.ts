@@ -235,20 +235,38 @@ Deno.test("stateless encoding adds resultType, server identity and caching field
 });
 
 Deno.test("server requests, not-found errors and negotiation", () => {
+  const requestedSchema = { type: "object", properties: {} };
   assert.deepEqual(
-    v2025_06_18.encodeServerRequest("elicitation/create", { mode: "form", message: "m" }),
-    { message: "m" },
-  );
-  assert.deepEqual(
-    v2026_07_28.encodeServerRequest("elicitation/create", {
-      mode: "url",
-      url: "u",
-      elicitationId: "e",
+    v2025_06_18.encodeServerRequest("elicitation/create", {
+      mode: "form",
+      message: "m",
+      requestedSchema,
     }),
-    {
-      mode: "url",
-      url: "u",
-    },
+    { message: "m", requestedSchema },
+  );
+  const url = { mode: "url", message: "m", url: "https://x" };
+  assert.deepEqual(
+    v2026_07_28.encodeServerRequest("elicitation/create", { ...url, elicitationId: "e" }),
+    url,
+  );
+  const minted = v2025_11_25.encodeServerRequest("elicitation/create", url);
+  assert.equal(typeof minted.elicitationId, "string", "2025-11-25 URL elicitation gets an id");
+  assert.throws(
+    () => v2025_06_18.encodeServerRequest("elicitation/create", url),
+    /Invalid elicitation\/create for 2025-06-18/,
+  );
+  assert.throws(
+    () => v2025_03_26.encodeServerRequest("elicitation/create", { message: "m", requestedSchema }),
+    /not in this version/,
+  );
+  assert.throws(
+    () =>
+      v2025_06_18.encodeServerRequest("sampling/createMessage", {
+        messages: [{ role: "user", content: [{ type: "text", text: "a" }] }],
+        maxTokens: 1,
+      }),
+    /content/,
+    "content arrays arrived in 2025-11-25",
   );
   assert.equal(v2025_11_25.resourceNotFound("x").code, -32002);
   assert.equal(v2026_07_28.resourceNotFound("x").code, -32602);
