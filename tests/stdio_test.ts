@@ -4,6 +4,7 @@
  */
 
 import assert from "node:assert/strict";
+import { start } from "./stdio_child.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const META = {
@@ -11,58 +12,6 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
 };
-
-/** Starts the CLI on a fixture and collects every stdout line as JSON. */
-function start(module = "examples/hello.ts") {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli/main.ts", "serve", module],
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const messages: Record<string, unknown>[] = [];
-  const waiters: (() => void)[] = [];
-  const reading = (async () => {
-    let buffer = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let nl;
-      while ((nl = buffer.indexOf("\n")) !== -1) {
-        messages.push(JSON.parse(buffer.slice(0, nl)));
-        buffer = buffer.slice(nl + 1);
-        waiters.splice(0).forEach((w) => w());
-      }
-    }
-  })();
-  const stderr = new Response(child.stderr).text();
-  return {
-    send: (text: string | Uint8Array) =>
-      writer.write(typeof text === "string" ? new TextEncoder().encode(text) : text),
-    /** Waits for a message matching `match`. */
-    async next(match: (m: Record<string, unknown>) => boolean, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (true) {
-        const found = messages.findIndex(match);
-        if (found !== -1) return messages.splice(found, 1)[0];
-        if (Date.now() > deadline) {
-          throw new Error(`no matching message in ${JSON.stringify(messages)}`);
-        }
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 100);
-        });
-      }
-    },
-    async close() {
-      await writer.close();
-      const status = await child.status;
-      await reading;
-      return { code: status.code, stderr: await stderr };
-    },
-  };
-}
 
 const byId = (id: unknown) => (m: Record<string, unknown>) => m.id === id;
 
