@@ -9,12 +9,20 @@
  * @module
  */
 
-import type { ServerCapabilities } from "@anubis/core";
+import type { Implementation, ServerCapabilities } from "@anubis/core";
 
 type Obj = Record<string, unknown>;
 
-/** A server identity with every optional field. */
-export const SERVER_INFO = {
+/**
+ * A server identity with every optional field.
+ *
+ * @example
+ * ```ts
+ * import { SERVER_INFO } from "./samples.ts";
+ * console.log(SERVER_INFO.name); // wire
+ * ```
+ */
+export const SERVER_INFO: Implementation = {
   name: "wire",
   version: "1.0.0",
   title: "Wire",
@@ -23,7 +31,15 @@ export const SERVER_INFO = {
   icons: [{ src: "https://example.com/i.png", mimeType: "image/png", sizes: ["48x48"] }],
 };
 
-/** Capabilities declaring everything any version can advertise. */
+/**
+ * Capabilities declaring everything any version can advertise.
+ *
+ * @example
+ * ```ts
+ * import { ALL_CAPABILITIES } from "./samples.ts";
+ * console.log("tasks" in ALL_CAPABILITIES); // true
+ * ```
+ */
 export const ALL_CAPABILITIES: ServerCapabilities = {
   experimental: { "x-thing": { on: true } },
   logging: {},
@@ -61,7 +77,7 @@ const link = {
 };
 
 /** Every content block kind. */
-export const CONTENT_BLOCKS: readonly Obj[] = [text, image, audio, embedded, blob, link];
+const CONTENT_BLOCKS: readonly Obj[] = [text, image, audio, embedded, blob, link];
 
 const tool = {
   name: "weather",
@@ -90,6 +106,15 @@ const listing = {
 /**
  * What the engine returns for each client request, before encoding: one or
  * more results per method.
+ *
+ * @param capabilities The capabilities the version advertises.
+ * @returns The results, by method.
+ *
+ * @example
+ * ```ts
+ * import { sampleResults } from "./samples.ts";
+ * console.log(sampleResults({})["tools/call"].length); // 3
+ * ```
  */
 export function sampleResults(capabilities: ServerCapabilities): Record<string, Obj[]> {
   const task = {
@@ -183,7 +208,15 @@ export function sampleResults(capabilities: ServerCapabilities): Record<string, 
   );
 }
 
-/** Params of every server-to-client notification. */
+/**
+ * Params of every server-to-client notification.
+ *
+ * @example
+ * ```ts
+ * import { SAMPLE_NOTIFICATIONS } from "./samples.ts";
+ * console.log(SAMPLE_NOTIFICATIONS["notifications/progress"].progress); // 1
+ * ```
+ */
 export const SAMPLE_NOTIFICATIONS: Readonly<Record<string, Obj>> = {
   "notifications/progress": { progressToken: "p1", progress: 1, total: 3, message: "1 of 3" },
   "notifications/message": { level: "info", logger: "db", data: { rows: 3 } },
@@ -205,7 +238,15 @@ export const SAMPLE_NOTIFICATIONS: Readonly<Record<string, Obj>> = {
   },
 };
 
-/** Params of every server-to-client request, as a handler passes them to the frame. */
+/**
+ * Params of every server-to-client request, as a handler passes them to the frame.
+ *
+ * @example
+ * ```ts
+ * import { SAMPLE_SERVER_REQUESTS } from "./samples.ts";
+ * console.log(SAMPLE_SERVER_REQUESTS["sampling/createMessage"].maxTokens); // 100
+ * ```
+ */
 export const SAMPLE_SERVER_REQUESTS: Readonly<Record<string, Obj>> = {
   "ping": {},
   "roots/list": {},
@@ -235,7 +276,15 @@ export const SAMPLE_SERVER_REQUESTS: Readonly<Record<string, Obj>> = {
   },
 };
 
-/** A URL-mode elicitation, as a 2025-11-25 handler asks it. */
+/**
+ * A URL-mode elicitation, as a 2025-11-25 handler asks it.
+ *
+ * @example
+ * ```ts
+ * import { SAMPLE_URL_ELICITATION } from "./samples.ts";
+ * console.log(SAMPLE_URL_ELICITATION.mode); // url
+ * ```
+ */
 export const SAMPLE_URL_ELICITATION: Obj = {
   mode: "url",
   message: "Sign in",
@@ -243,7 +292,15 @@ export const SAMPLE_URL_ELICITATION: Obj = {
   elicitationId: "e1",
 };
 
-/** What a client answers to each server request (bare results, as 2026 input responses are). */
+/**
+ * What a client answers to each server request (bare results, as 2026 input responses are).
+ *
+ * @example
+ * ```ts
+ * import { SAMPLE_CLIENT_RESULTS } from "./samples.ts";
+ * console.log(SAMPLE_CLIENT_RESULTS["elicitation/create"].action); // accept
+ * ```
+ */
 export const SAMPLE_CLIENT_RESULTS: Readonly<Record<string, Obj>> = {
   "sampling/createMessage": {
     role: "assistant",
@@ -255,7 +312,15 @@ export const SAMPLE_CLIENT_RESULTS: Readonly<Record<string, Obj>> = {
   "elicitation/create": { action: "accept", content: { name: "Ann", age: 3, ok: true } },
 };
 
-/** A sampling answer with tool use, as 2025-11-25 clients may give. */
+/**
+ * A sampling answer with tool use, as 2025-11-25 clients may give.
+ *
+ * @example
+ * ```ts
+ * import { SAMPLE_TOOL_USE_RESULT } from "./samples.ts";
+ * console.log(SAMPLE_TOOL_USE_RESULT.stopReason); // toolUse
+ * ```
+ */
 export const SAMPLE_TOOL_USE_RESULT: Obj = {
   role: "assistant",
   content: [{ type: "tool_use", id: "u1", name: "weather", input: { city: "Paris" } }],
