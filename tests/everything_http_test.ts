@@ -9,41 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { StreamableHTTPClientTransport as StreamableHttpV2 } from "@modelcontextprotocol/client";
 import { connectV1, runV1Steps } from "./everything_sdk_v1.ts";
 import { connectV2, runV2Steps, VERSION } from "./everything_sdk_v2.ts";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-
-/** A server process serving the everything example over HTTP on a free port. */
-async function startHttpServer(): Promise<{ url: URL; stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli/main.ts", "serve", "examples/everything.ts", "--http", "--port", "0"],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  let url: URL | undefined;
-  while (!url) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`the server did not start:\n${seen}`);
-    seen += value;
-    const found = seen.match(/listening on (http:\/\/\S+)/);
-    if (found) url = new URL(found[1]);
-  }
-  // Keep draining stderr so the child never blocks on it.
-  const drained = (async () => {
-    while (!(await lines.read()).done) { /* discard */ }
-  })();
-  return {
-    url,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
-  };
-}
+import { startHttpServer } from "./everything_http_server.ts";
 
 for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
   Deno.test(`everything over HTTP, SDK v1 client at ${version}`, async (t) => {
