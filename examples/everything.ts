@@ -50,6 +50,9 @@ export default defineServer({
   resources,
   resourceTemplates,
   prompts,
+  // Multi round-trip state is HMAC-signed with a random per-process key;
+  // instances that share retries (behind one load balancer) share a secret.
+  requestState: { secret: Deno.env.get("EVERYTHING_REQUEST_STATE_SECRET") },
   // Capabilities follow from the components (tools, prompts, resources with
   // subscriptions and list changes, completions, logging); nothing to declare.
 
