@@ -22,16 +22,16 @@ export function strip<T extends object>(obj: T, keys: readonly string[]): T {
   return (out ?? obj) as T;
 }
 
+/** Returns `result` itself when `f` keeps every item of the list, else a copy with the new items. */
 function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
   const items = result[list];
   if (!Array.isArray(items)) return result;
-  let changed = false;
-  const mapped = items.map((item) => {
-    const next = f(item as Obj);
-    if (next !== item) changed = true;
-    return next;
-  });
-  return changed ? { ...result, [list]: mapped } : result;
+  let mapped: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const next = f(items[i] as Obj);
+    if (next !== items[i]) (mapped ??= items.slice())[i] = next;
+  }
+  return mapped ? { ...result, [list]: mapped } : result;
 }
 
 /** The fields each legacy version lacks, by kind of object. */
@@ -165,6 +165,8 @@ export function legacyEncoder(
   };
 }
 
+const noExecution = (tool: Obj): Obj => strip(tool, ["execution"]);
+
 function validTtl(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
@@ -203,8 +205,9 @@ export function encodeStatelessResult(
     ...(result._meta as Obj | undefined),
     [SERVER_INFO_KEY]: context.serverInfo,
   };
+  // Tasks left the core protocol: a tool's `execution` is a 2025-11-25 field.
   if (method === "tools/list" && Array.isArray(out.tools)) {
-    out.tools = (out.tools as Obj[]).map((t) => strip(t, ["execution"]));
+    out.tools = mapList(out, "tools", noExecution).tools;
   }
   if (!CACHEABLE_METHODS.has(method) || out.resultType !== "complete") {
     delete out.ttlMs;
