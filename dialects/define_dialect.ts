@@ -117,7 +117,11 @@ export function defineDialect(spec: DialectSpec): Dialect {
   );
   const features = new Set(spec.features);
   const version = spec.version;
-  const results = resultSchemas(features);
+  const results = pick(resultSchemas(features), [
+    ...spec.requestMethods,
+    ...spec.serverRequestMethods,
+    ...spec.inputRequestMethods ?? [],
+  ]);
   const serverNotifications = pick(
     serverNotificationParamsSchemas(features),
     spec.serverNotificationMethods,
@@ -135,7 +139,7 @@ export function defineDialect(spec: DialectSpec): Dialect {
     serverNotificationMethods: spec.serverNotificationMethods,
     requestParamsSchema: (method) => params.get(method),
     notificationParamsSchema: (method) => notifications.get(method),
-    requestResultSchema: (method) => results[method],
+    requestResultSchema: (method) => results.get(method),
     serverNotificationParamsSchema: (method) => serverNotifications.get(method),
     serverRequestParamsSchema: (method) => serverRequests.get(method),
     requestMessageSchema,
