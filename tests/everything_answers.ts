@@ -84,7 +84,7 @@ export const TOOL_NAMES = [
   "test_tool_with_progress",
   "test_tool_with_logging",
   "json_schema_2020_12_tool",
-  "slow_compute",
+  "test_slow_operation",
   "test_sampling",
   "test_elicitation",
   "test_elicitation_sep1034_defaults",

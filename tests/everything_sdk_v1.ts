@@ -387,7 +387,7 @@ export async function runV1Steps(
   await t.step("cancellation", async () => {
     const controller = new AbortController();
     const cancelled = client.callTool(
-      { name: "slow_compute", arguments: { seconds: 0.5, label: "first" } },
+      { name: "test_slow_operation", arguments: { seconds: 0.5, label: "first" } },
       undefined,
       { signal: controller.signal },
     );
@@ -396,7 +396,7 @@ export async function runV1Steps(
     await assert.rejects(cancelled, /changed my mind|abort/i);
     // A second, longer run finishes after the first would have: by then
     // the server would have answered the first, had it not been cancelled.
-    const second = await call(client, "slow_compute", { seconds: 1, label: "second" });
+    const second = await call(client, "test_slow_operation", { seconds: 1, label: "second" });
     assert.equal(textOf(second), "second finished after 1 s");
     const answered = received.slice(sentBefore).filter((m) => "result" in m || "error" in m);
     assert.equal(answered.length, 1);

@@ -365,13 +365,13 @@ export async function runV2Steps(
   await t.step("cancellation", async () => {
     const controller = new AbortController();
     const cancelled = client.callTool(
-      { name: "slow_compute", arguments: { seconds: 0.5, label: "first" } },
+      { name: "test_slow_operation", arguments: { seconds: 0.5, label: "first" } },
       { signal: controller.signal },
     );
     const seen = received.length;
     controller.abort("changed my mind");
     await assert.rejects(cancelled);
-    const second = await call("slow_compute", { seconds: 1, label: "second" });
+    const second = await call("test_slow_operation", { seconds: 1, label: "second" });
     assert.equal(textOf(second), "second finished after 1 s");
     const answered = received.slice(seen).filter((m) => "result" in m || "error" in m);
     assert.equal(answered.length, 1);

@@ -358,7 +358,7 @@ for (const version of ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]) 
       }
       const tools = ((await t.request("tools/list")).result as { tools: Obj[] }).tools;
       for (const tool of tools) {
-        if (tool.name === "slow_compute") continue;
+        if (tool.name === "test_slow_operation") continue;
         await callTool(t, tool.name as string, argumentsFor(tool.inputSchema as Obj));
       }
       const prompts = ((await t.request("prompts/list")).result as { prompts: Obj[] }).prompts;

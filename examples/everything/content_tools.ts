@@ -51,7 +51,7 @@ async function reportProgress(_args: unknown, frame: Frame) {
 
 /**
  * Tools returning text, image, audio, embedded resources and mixed content; a
- * tool error; progress and log notifications; and `slow_compute`, which stops
+ * tool error; progress and log notifications; and `test_slow_operation`, which stops
  * when its request is cancelled.
  *
  * @example
@@ -144,7 +144,7 @@ export const contentTools: ToolDefinition<never>[] = [
     handler: (args) => `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`,
   },
   defineTool({
-    name: "slow_compute",
+    name: "test_slow_operation",
     description: "Computes for a number of seconds, reporting progress; stops when cancelled",
     inputSchema: {
       type: "object",
