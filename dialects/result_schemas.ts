@@ -66,6 +66,7 @@ function capabilities(features: ReadonlySet<Feature>): s.Schema {
 export function resultSchemas(features: ReadonlySet<Feature>): Record<string, s.Schema> {
   const c = componentSchemas(features);
   const structured = features.has("result_type") ? s.unknown() : anyObject;
+  // The spec schema says integer; a client's fractional answer to a number field is accepted.
   const elicitValue = features.has("url_elicitation")
     ? s.union([s.string(), s.number(), s.boolean(), s.array(s.string())])
     : s.union([s.string(), s.number(), s.boolean()]);
