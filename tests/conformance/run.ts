@@ -419,6 +419,14 @@ export function summarize(label: string, revisions: readonly RevisionResult[]): 
         )
     )
   );
+  // A scenario can pass without testing anything (every check INFO or
+  // SKIPPED, e.g. a tool it needs answered an error): say so.
+  const vacuous = revisions.flatMap((run) =>
+    run.scenarios
+      .filter((s) => s.checks.every((c) => c.status === "INFO" || c.status === "SKIPPED"))
+      .map((s) => `${run.revision} ${s.scenario}`)
+  );
+  if (vacuous.length > 0) lines.push("", `Passed without a decisive check: ${vacuous.join(", ")}`);
   if (notPassing.length > 0) lines.push("", "Failures and warnings:", "", ...notPassing);
   return lines.join("\n") + "\n";
 }
