@@ -18,7 +18,7 @@ import {
 import everything from "../examples/everything.ts";
 import { createDefaultRegistry } from "@anubis/dialects";
 import * as s from "@anubis/core/schema";
-import { specSchemas } from "../dialects/testing/spec_schemas.ts";
+import { type SpecSchema, specSchemas } from "../dialects/testing/spec_schemas.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -110,6 +110,15 @@ function dialectProblems(version: string, sent: readonly Sent[]): string[] {
     if (!schema) return typeof m.method === "string" ? [`no schema for ${m.method}`] : [];
     const checked = s.validate(schema, value);
     return checked.ok ? [] : [`${m.method ?? method}: ${s.formatIssues(checked.issues)}`];
+  });
+}
+
+/** Params fields of what the server sent on its own that its version does not declare. */
+function undeclaredSent(spec: SpecSchema, sent: readonly Sent[]): string[] {
+  return sent.flatMap(({ message }) => {
+    const m = message as unknown as Obj;
+    if (typeof m.method !== "string" || !m.params) return [];
+    return spec.undeclaredParams(m.method, m.params as Obj).map((k) => `${m.method} ${k}`);
   });
 }
 
@@ -214,6 +223,7 @@ for (const version of ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]) 
     );
     assert.deepEqual(problems, []);
     assert.deepEqual(dialectProblems(version, t.sent), []);
+    assert.deepEqual(undeclaredSent(spec, t.sent), []);
     const emitted = new Set(t.sent.map(({ message }) => (message as { method?: string }).method));
     const expected = [
       "notifications/progress",
@@ -383,6 +393,7 @@ for (const version of ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]) 
       );
       assert.deepEqual(problems, []);
       assert.deepEqual(dialectProblems(version, t.sent), []);
+      assert.deepEqual(undeclaredSent(spec, t.sent), []);
       t.engine.close();
     },
   });

@@ -35,6 +35,8 @@ export interface SpecSchema {
   resultDef(method: string): string | undefined;
   /** The keys of `value` that the definition `name` does not declare. */
   undeclared(name: string, value: Json): string[];
+  /** The keys of a request's or notification's `params` that its method does not declare. */
+  undeclaredParams(method: string, params: Json): string[];
 }
 
 const VERSIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
@@ -162,9 +164,9 @@ function compile(version: string, raw: Json): SpecSchema {
     }
     return ["not a JSON-RPC request, notification or response"];
   };
-  const declared = (name: string): Set<string> => {
-    const def = defs[name] ?? {};
-    const parts = [def, ...((def.allOf ?? []) as Json[])];
+  const declaredIn = (def: Json): Set<string> => {
+    // A key is declared when any part (or alternative) of the definition declares it.
+    const parts = [def, ...["allOf", "anyOf", "oneOf"].flatMap((k) => (def[k] ?? []) as Json[])];
     const keys = new Set<string>();
     for (const part of parts) {
       const ref = part.$ref as string | undefined;
@@ -173,12 +175,20 @@ function compile(version: string, raw: Json): SpecSchema {
     }
     return keys;
   };
+  const declared = (name: string): Set<string> => declaredIn(defs[name] ?? {});
   const undeclared = (name: string, value: Json) => {
     const keys = declared(name);
     return Object.keys(value).filter((k) => !keys.has(k));
   };
+  const undeclaredParams = (method: string, params: Json) => {
+    const def = defs[methodDefs.get(method) ?? ""];
+    const schema = ((def?.properties ?? {}) as Record<string, Json>).params;
+    if (!schema) return [];
+    const keys = declaredIn(schema);
+    return Object.keys(params).filter((k) => !keys.has(k));
+  };
   const resultDef = (method: string) => resultDefs.get(method);
-  return { version, defs, check, checkDef, resultDef, undeclared };
+  return { version, defs, check, checkDef, resultDef, undeclared, undeclaredParams };
 }
 
 let loaded: Promise<Map<string, SpecSchema>> | undefined;
