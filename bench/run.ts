@@ -202,7 +202,7 @@ async function stdioTables(): Promise<Table[]> {
 async function storeTables(): Promise<Table[]> {
   log("event stores");
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", "bench/store_load.ts", String(quick ? 0.5 : 1.5)],
+    args: ["run", "-A", "--unstable-kv", "bench/store_load.ts", String(quick ? 0.6 : 3)],
     cwd: ROOT,
     stderr: "inherit",
   }).output();
@@ -216,7 +216,9 @@ async function storeTables(): Promise<Table[]> {
     {
       key: "append",
       title: "Event stores: append",
-      setup: "In one process, one append at a time into 8 sessions, a ~150-byte event; req/s is " +
+      setup:
+        "In one process, one append at a time into 8 sessions, a ~150-byte event; the stores " +
+        "are taken in turn for 3 rounds and each keeps its best; req/s is " +
         "appends per second, latency per append. Deno KV on a local sqlite file.",
       rows: rowsFor("append"),
       baselines: [raw],
@@ -428,6 +430,8 @@ if (import.meta.main) {
   ].join("\n");
   await Deno.mkdir(new URL(".", `file://${out}`), { recursive: true });
   await Deno.writeTextFile(out, report);
+  // Keep the committed file as `deno fmt --check` wants it (CI checks it).
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", out], cwd: ROOT }).output();
   console.log(report);
   log(`wrote ${out} in ${took} s`);
 }

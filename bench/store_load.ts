@@ -46,12 +46,33 @@ async function timed(seconds: number, op: () => Promise<unknown>): Promise<Measu
   };
 }
 
-async function measureStore(name: string, store: Store, seconds: number): Promise<void> {
-  let n = 0;
-  emit(`${name} append`, await timed(seconds, () => store.append(`append-${n++ % 8}`, EVENT)));
-  for (let i = 0; i < REPLAY_EVENTS; i++) await store.append("replay", EVENT);
-  const replay = await timed(seconds, () => store.replay("replay", 0));
-  emit(`${name} replay`, { ...replay, rps: replay.rps * REPLAY_EVENTS });
+/** How many rounds take the stores in turn; each store keeps its best round. */
+const ROUNDS = 3;
+
+function better(best: Map<string, Measurement>, name: string, measurement: Measurement): void {
+  const seen = best.get(name);
+  if (!seen || measurement.rps > seen.rps) best.set(name, measurement);
+}
+
+/**
+ * Measures every store in rounds, taking the stores in turn, so that a burst
+ * of load from elsewhere on the machine costs one round, not one store.
+ */
+async function measureStores(stores: [string, Store][], seconds: number): Promise<void> {
+  const best = new Map<string, Measurement>();
+  for (const [, store] of stores) {
+    for (let i = 0; i < REPLAY_EVENTS; i++) await store.append("replay", EVENT);
+  }
+  const slice = seconds / ROUNDS;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, store] of stores) {
+      let n = 0;
+      better(best, `${name} append`, await timed(slice, () => store.append(`a${n++ % 8}`, EVENT)));
+      const replay = await timed(slice, () => store.replay("replay", 0));
+      better(best, `${name} replay`, { ...replay, rps: replay.rps * REPLAY_EVENTS });
+    }
+  }
+  for (const [name, measurement] of best) emit(name, measurement);
 }
 
 /** Read-then-commit: what an append with a KV counter costs at least. */
@@ -99,29 +120,32 @@ async function importFirst(specifiers: string[]): Promise<Record<string, unknown
 if (import.meta.main) {
   const seconds = Number(Deno.args[0] ?? 1);
   const dir = await Deno.makeTempDir({ prefix: "anubis-bench-kv-" });
+  const open: Deno.Kv[] = [];
   try {
+    const stores: [string, Store][] = [];
     const memory = await importFirst([
       "@anubis/event-store-memory",
       new URL("../event-store-memory/mod.ts", import.meta.url).href,
     ]);
     if (memory?.MemoryEventStore) {
-      const Memory = memory.MemoryEventStore as new () => Store;
-      await measureStore("memory store", new Memory(), seconds);
+      stores.push(["memory store", new (memory.MemoryEventStore as new () => Store)()]);
     }
     const rawDb = await Deno.openKv(`${dir}/raw.sqlite`);
-    await measureStore("raw KV read-then-commit", rawKv(rawDb), seconds);
-    rawDb.close();
+    open.push(rawDb);
+    stores.push(["raw KV read-then-commit", rawKv(rawDb)]);
     const kvModule = await importFirst([
       "@anubis/event-store-kv",
       new URL("../event-store-kv/mod.ts", import.meta.url).href,
     ]);
     if (kvModule?.KvEventStore) {
       const db = await Deno.openKv(`${dir}/store.sqlite`);
+      open.push(db);
       const Kv = kvModule.KvEventStore as new (kv: Deno.Kv) => Store;
-      await measureStore("KV store", new Kv(db), seconds);
-      db.close();
+      stores.push(["KV store", new Kv(db)]);
     }
+    await measureStores(stores, seconds);
   } finally {
+    for (const db of open) db.close();
     await Deno.remove(dir, { recursive: true });
   }
 }
