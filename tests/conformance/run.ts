@@ -19,7 +19,8 @@
  * deno run -A tests/conformance/run.ts --url http://127.0.0.1:3000/mcp --label other
  * ```
  *
- * Results go to `conformance-results/<label>/`: `results.json` (everything),
+ * Results go to `conformance-results/<label>/<time>-<random>/` (the newest
+ * five runs are kept): `results.json` (everything),
  * `checks.tsv` (revision, scenario, check, status, message), `summary.md` and
  * the suite's own per-scenario `checks.json` files under `raw/<revision>/`.
  *
@@ -110,7 +111,7 @@ export interface RunOptions {
   url?: string;
   /** The server module for `cli serve` (default `examples/everything.ts`). */
   module?: string;
-  /** Results go to `conformance-results/<label>/` (default `anubis`). */
+  /** Results go to `conformance-results/<label>/<run>/` (default `anubis`). */
   label?: string;
   /** Which requirement sets to run (default both). */
   revisions?: readonly string[];
@@ -198,7 +199,6 @@ async function runRevision(
   rawDir: string,
   options: Required<Pick<RunOptions, "scenarioTimeoutMs" | "runTimeoutMs" | "verbose">>,
 ): Promise<RevisionResult> {
-  await Deno.remove(rawDir, { recursive: true }).catch(() => {});
   await Deno.mkdir(rawDir, { recursive: true });
   const started = performance.now();
   const deadline = AbortSignal.timeout(options.runTimeoutMs);
@@ -437,8 +437,12 @@ export function summarize(label: string, revisions: readonly RevisionResult[]): 
  */
 export async function runConformance(options: RunOptions = {}): Promise<ConformanceReport> {
   const label = options.label ?? "anubis";
-  const outDir = new URL(`conformance-results/${label}/`, ROOT).pathname;
-  await Deno.mkdir(outDir, { recursive: true });
+  // One folder per run: engineers sharing a working tree may run it at once.
+  const labelDir = new URL(`conformance-results/${label}/`, ROOT).pathname;
+  await Deno.mkdir(labelDir, { recursive: true });
+  await pruneRuns(labelDir, 4);
+  const stamp = new Date().toISOString().replaceAll(":", "-").replace(/\..*$/, "");
+  const outDir = await Deno.makeTempDir({ dir: labelDir, prefix: `${stamp}-` }) + "/";
   const server = options.url
     ? { url: options.url, stop: () => Promise.resolve() }
     : await startServer(options.module ?? "examples/everything.ts", `${outDir}server.log`);
@@ -484,6 +488,17 @@ export async function runConformance(options: RunOptions = {}): Promise<Conforma
     JSON.stringify({ label, url: server.url, suite: SUITE, revisions, problems, stale }, null, 2),
   );
   return { label, url: server.url, revisions, problems, stale, summary, outDir };
+}
+
+/** Keeps the newest `keep` run folders of a label. */
+async function pruneRuns(labelDir: string, keep: number): Promise<void> {
+  const runs: string[] = [];
+  for await (const entry of Deno.readDir(labelDir)) {
+    if (entry.isDirectory && /^\d{4}-\d{2}-\d{2}T/.test(entry.name)) runs.push(entry.name);
+  }
+  for (const name of runs.sort().slice(0, Math.max(0, runs.length - keep))) {
+    await Deno.remove(`${labelDir}${name}`, { recursive: true }).catch(() => {});
+  }
 }
 
 function flag(args: string[], name: string): string | undefined {
