@@ -1,7 +1,7 @@
 /**
  * What the test clients answer when the everything server asks for input,
- * shared by the SDK v1 and v2 interop tests, and the texts those answers
- * produce.
+ * shared by the SDK v1 and v2 interop tests, the texts those answers
+ * produce, and a bounded wait for notifications.
  *
  * @module
  */
@@ -223,4 +223,20 @@ export function textOf(result: { content?: unknown }): string {
     throw new Error(`Not one text block: ${JSON.stringify(result)}`);
   }
   return content[0].text!;
+}
+
+/**
+ * Waits until `predicate` holds, polling the event loop; gives up with an
+ * error after `limitMs` so a missing message fails the test instead of
+ * hanging it.
+ *
+ * @param predicate What to wait for.
+ * @param limitMs How long to wait at most.
+ */
+export async function until(predicate: () => boolean, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${limitMs} ms: ${predicate}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

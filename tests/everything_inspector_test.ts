@@ -30,6 +30,8 @@ async function inspect(cwd: string, target: string[], args: string[]): Promise<u
     args: ["run", "-A", "--config", `${ROOT}deno.json`, INSPECTOR, ...target, ...args],
     cwd,
     stdin: "null",
+    // A hung Inspector is killed, and the test fails instead of hanging.
+    signal: AbortSignal.timeout(60_000),
   }).output();
   const stdout = new TextDecoder().decode(output.stdout);
   assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));

@@ -32,6 +32,7 @@ import {
   STATIC_RESULTS,
   textOf,
   TOOL_NAMES,
+  until,
 } from "./everything_answers.ts";
 
 /** A message as the tests look at it. */
@@ -98,11 +99,6 @@ export async function connectV1(transport: Transport, version: string): Promise<
     deliver(message as never, extra as never);
   };
   return { client, asked, notified, received };
-}
-
-/** Waits until `predicate` holds, polling the event loop (the test's own timeout bounds it). */
-async function until(predicate: () => boolean): Promise<void> {
-  while (!predicate()) await new Promise((r) => setTimeout(r, 10));
 }
 
 const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>

@@ -21,6 +21,7 @@ import {
   STATIC_RESULTS,
   textOf,
   TOOL_NAMES,
+  until,
 } from "./everything_answers.ts";
 
 export const VERSION = "2026-07-28";
@@ -102,11 +103,6 @@ export async function connectV2(transport: Transport): Promise<ConnectedV2> {
     deliver(message as never);
   };
   return { client, asked, notified, sent, received };
-}
-
-/** Waits until `predicate` holds, polling the event loop (the test's own timeout bounds it). */
-async function until(predicate: () => boolean): Promise<void> {
-  while (!predicate()) await new Promise((r) => setTimeout(r, 10));
 }
 
 /** A result without its `_meta` (which carries the server's identity). */
