@@ -18,6 +18,7 @@ import {
   type RequestId,
 } from "@anubis/core";
 import type { HttpLimits, StreamCounter } from "./limits.ts";
+import { headerRecord } from "./header_record.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonResponse } from "./responses.ts";
 import type { SessionEntry, SessionTable } from "./session_table.ts";
@@ -137,7 +138,7 @@ export class LegacyEndpoint {
     const exchange: Exchange = {
       session: found.session,
       transport: "http",
-      headers: Object.fromEntries(request.headers),
+      headers: headerRecord(request.headers),
     };
     if (!isRequest) {
       await this.#engine.handle(message, exchange);
@@ -206,7 +207,7 @@ export class LegacyEndpoint {
     const exchange: Exchange = {
       session: found.session,
       transport: "http",
-      headers: Object.fromEntries(request.headers),
+      headers: headerRecord(request.headers),
     };
     return await respond(async (emit) => {
       const responses = await this.#engine.handleBatch(messages, { ...exchange, emit });
@@ -293,7 +294,7 @@ export class LegacyEndpoint {
     const reply = await this.#engine.handle(message, {
       session: entry.session,
       transport: "http",
-      headers: Object.fromEntries(request.headers),
+      headers: headerRecord(request.headers),
     });
     if (!reply || "error" in reply.message) {
       this.#sessions.discard(entry);
@@ -326,7 +327,7 @@ export class LegacyEndpoint {
     try {
       entry = await this.#sessions.find(sessionId, {
         transport: "http",
-        headers: Object.fromEntries(request.headers),
+        headers: headerRecord(request.headers),
       });
     } catch (error) {
       console.error("anubis: session store failed loading a session:", error);

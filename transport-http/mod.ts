@@ -21,6 +21,7 @@ export * from "./serve.ts";
 export * from "./limits.ts";
 export * from "./origin.ts";
 export * from "./headers.ts";
+export * from "./header_record.ts";
 export * from "./body.ts";
 export * from "./responses.ts";
 export * from "./respond.ts";

@@ -41,8 +41,13 @@ export interface RespondOptions {
    * stream cancelled) cancels the work. Legacy: it does not.
    */
   cancelOnDisconnect: boolean;
-  /** The request's signal (fires on disconnect, and on Deno also after a completed response). */
-  requestSignal?: AbortSignal;
+  /**
+   * Reads the request's signal (fires on disconnect, and on Deno also after a
+   * completed response). It is read only once the work outlives the current
+   * task, because reading `request.signal` is costly on Deno and quick
+   * requests never need it.
+   */
+  requestSignal?: () => AbortSignal;
   /** Extra response headers. */
   headers?: Record<string, string>;
 }
@@ -78,8 +83,15 @@ export function respond(
     // abort before the work finished is a disconnect.
     if (!finished) controller.abort("client disconnected");
   };
-  const requestSignal = options.cancelOnDisconnect ? options.requestSignal : undefined;
-  requestSignal?.addEventListener("abort", cancel, { once: true });
+  let requestSignal: AbortSignal | undefined;
+  const watch = options.cancelOnDisconnect && options.requestSignal
+    ? setTimeout(() => {
+      if (finished) return;
+      requestSignal = options.requestSignal!();
+      if (requestSignal.aborted) cancel();
+      else requestSignal.addEventListener("abort", cancel, { once: true });
+    }, 0)
+    : undefined;
   const emit = (message: JsonRpcMessage): Promise<void> => {
     if (finished) return Promise.resolve();
     if (!stream) {
@@ -94,6 +106,7 @@ export function respond(
   };
   const settle = (outcome: Outcome) => {
     finished = true;
+    clearTimeout(watch);
     requestSignal?.removeEventListener("abort", cancel);
     if (stream) {
       if (outcome) stream.write(encodeSseMessage(JSON.stringify(outcome.body)));

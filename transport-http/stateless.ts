@@ -15,6 +15,7 @@ import {
 } from "@anubis/core";
 import type { HttpLimits, StreamCounter } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
+import { headerRecord } from "./header_record.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf } from "./responses.ts";
 
@@ -114,7 +115,7 @@ export class StatelessEndpoint {
       const error = engine.validateEnvelope(message) ?? refused;
       return errorResponseOf(400, id, error.code, error.message, error.data);
     }
-    const headers = Object.fromEntries(request.headers);
+    const headers = headerRecord(request.headers);
     if (!("id" in message)) {
       await engine.handle(message, { transport: "http", headers });
       return accepted();
@@ -136,7 +137,7 @@ export class StatelessEndpoint {
     }, {
       keepAliveMs: this.#limits.keepAliveMs,
       cancelOnDisconnect: true,
-      requestSignal: request.signal,
+      requestSignal: () => request.signal,
     });
   }
 }
