@@ -240,14 +240,40 @@ export class Frame {
    */
   elicit(params: ElicitParams, options: InputOptions = {}): Promise<ElicitResult> {
     const url = params.mode === "url";
-    const caps = this.#scope.context.clientCapabilities.elicitation;
-    // `elicitation: {}` declares form mode only.
-    const declared = caps !== undefined &&
-      (url ? caps.url !== undefined : caps.form !== undefined || caps.url === undefined);
     const feature = url ? "url_elicitation" : "elicitation";
-    return this.#input("elicitation/create", params, options, declared, feature, {
+    return this.#input("elicitation/create", params, options, this.#elicits(url), feature, {
       elicitation: url ? { url: {} } : {},
     }) as Promise<ElicitResult>;
+  }
+
+  /**
+   * Whether {@link elicit} can ask this client: the protocol version has
+   * elicitation (in that mode) and the client declared it.
+   *
+   * @param mode The elicitation mode.
+   * @returns `true` when asking will not be refused.
+   */
+  canElicit(mode: "form" | "url" = "form"): boolean {
+    const url = mode === "url";
+    return this.#scope.dialect.supportsFeature(url ? "url_elicitation" : "elicitation") &&
+      this.#elicits(url);
+  }
+
+  /** Whether {@link sample} can ask this client (it declared sampling). */
+  canSample(): boolean {
+    return this.#scope.context.clientCapabilities.sampling !== undefined;
+  }
+
+  /** Whether {@link listRoots} can ask this client (it declared roots). */
+  canListRoots(): boolean {
+    return this.#scope.context.clientCapabilities.roots !== undefined;
+  }
+
+  #elicits(url: boolean): boolean {
+    const caps = this.#scope.context.clientCapabilities.elicitation;
+    // `elicitation: {}` declares form mode only.
+    return caps !== undefined &&
+      (url ? caps.url !== undefined : caps.form !== undefined || caps.url === undefined);
   }
 
   /**
@@ -258,8 +284,7 @@ export class Frame {
    * @returns The sampled message.
    */
   sample(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {
-    const declared = this.#scope.context.clientCapabilities.sampling !== undefined;
-    return this.#input("sampling/createMessage", params, options, declared, undefined, {
+    return this.#input("sampling/createMessage", params, options, this.canSample(), undefined, {
       sampling: {},
     }) as Promise<CreateMessageResult>;
   }
@@ -271,8 +296,7 @@ export class Frame {
    * @returns The roots.
    */
   listRoots(options: InputOptions = {}): Promise<ListRootsResult> {
-    const declared = this.#scope.context.clientCapabilities.roots !== undefined;
-    return this.#input("roots/list", {}, options, declared, undefined, {
+    return this.#input("roots/list", {}, options, this.canListRoots(), undefined, {
       roots: {},
     }) as Promise<ListRootsResult>;
   }
