@@ -165,21 +165,21 @@ export const diagnosticTools: ToolDefinition<never>[] = [
     name: "test_input_required_result_capabilities",
     description: "Asks only for the input kinds the client declared",
     handler: async (_args, frame) => {
-      const declared = frame.context.clientCapabilities;
+      // Ask only what this client (at its protocol version) can answer.
       const asked: Promise<string>[] = [];
-      if (declared.elicitation) {
+      if (frame.canElicit()) {
         asked.push(
           frame.elicit(form("What is your name?", "name", "string"), { key: "user_name" })
             .then((a) => `name=${a.content?.name}`),
         );
       }
-      if (declared.sampling) {
+      if (frame.canSample()) {
         asked.push(
           frame.sample(CAPITAL_QUESTION, { key: "sample_request" })
             .then((s) => `sample=${textOf(s)}`),
         );
       }
-      if (declared.roots) {
+      if (frame.canListRoots()) {
         asked.push(frame.listRoots({ key: "roots_request" }).then((r) => `roots=${rootsOf(r)}`));
       }
       if (asked.length === 0) return "The client declared no input capability";
