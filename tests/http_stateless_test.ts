@@ -346,3 +346,21 @@ Deno.test("http 2026: the stream limit refuses a listen beyond it with 503", asy
     await reader.cancel();
   }, { maxStreams: 1 });
 });
+
+Deno.test("http 2026: shutting down cancels in-flight requests and answers them with 503", async () => {
+  const server = start();
+  const started = observed.started;
+  const cancelled = observed.cancelled;
+  const pending = post(
+    server.url,
+    request2026(7, "tools/call", { name: "wait_for_cancel", arguments: {} }),
+    headers2026("tools/call", "wait_for_cancel"),
+  );
+  await until(() => observed.started === started + 1);
+  const closed = server.close();
+  const response = await pending;
+  assert.equal(response.status, 503);
+  assert.equal((await response.json()).id, 7);
+  await closed;
+  assert.equal(observed.cancelled, cancelled + 1);
+});

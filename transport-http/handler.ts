@@ -94,7 +94,10 @@ export interface HttpHandler {
   readonly sessionCount: number;
   /** The number of open standalone (GET) and listen streams. */
   readonly openStreams: number;
-  /** Ends listen streams gracefully, closes standalone streams and drops every session. */
+  /**
+   * Ends listen streams gracefully, cancels in-flight requests (answered
+   * with 503), closes standalone streams and drops every session.
+   */
   close(): void;
 }
 
@@ -157,7 +160,8 @@ export function createHttpHandler(
   const streams = new StreamCounter(maxStreams);
   const limits: HttpLimits = { maxStreams, keepAliveMs, resumable: eventStore !== undefined };
   const legacy = new LegacyEndpoint(engine, sessions, streams, limits);
-  const stateless = new StatelessEndpoint(engine, streams, limits);
+  const closing = new AbortController();
+  const stateless = new StatelessEndpoint(engine, streams, limits, closing.signal);
   const guard = new OriginGuard(options);
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -248,6 +252,7 @@ export function createHttpHandler(
     close: {
       value: () => {
         engine.close();
+        closing.abort();
         sessions.close();
       },
     },

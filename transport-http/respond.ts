@@ -48,6 +48,8 @@ export interface RespondOptions {
    * requests never need it.
    */
   requestSignal?: () => AbortSignal;
+  /** Cancels the work when the server shuts down. */
+  shutdown?: AbortSignal;
   /** Extra response headers. */
   headers?: Record<string, string>;
 }
@@ -81,8 +83,10 @@ export function respond(
   const cancel = () => {
     // Deno aborts the request signal after a completed response too: only an
     // abort before the work finished is a disconnect.
-    if (!finished) controller.abort("client disconnected");
+    if (!finished) controller.abort();
   };
+  const shutdown = options.shutdown;
+  shutdown?.addEventListener("abort", cancel, { once: true });
   let requestSignal: AbortSignal | undefined;
   const watch = options.cancelOnDisconnect && options.requestSignal
     ? setTimeout(() => {
@@ -107,6 +111,7 @@ export function respond(
   const settle = (outcome: Outcome) => {
     finished = true;
     clearTimeout(watch);
+    shutdown?.removeEventListener("abort", cancel);
     requestSignal?.removeEventListener("abort", cancel);
     if (stream) {
       if (outcome) stream.write(encodeSseMessage(JSON.stringify(outcome.body)));

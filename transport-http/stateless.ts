@@ -9,6 +9,7 @@
 import {
   type Engine,
   ErrorCode,
+  errorResponse,
   type JsonRpcNotification,
   type JsonRpcRequest,
   MetaKey,
@@ -60,16 +61,25 @@ export class StatelessEndpoint {
   readonly #engine: Engine;
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
+  readonly #shutdown?: AbortSignal;
 
   /**
    * @param engine The engine.
    * @param streams The open-stream bound (listen streams count).
    * @param limits Keep-alive and limits.
+   * @param shutdown Aborts when the server shuts down: in-flight requests are
+   * cancelled and answered with 503 (listen streams end with their result).
    */
-  constructor(engine: Engine, streams: StreamCounter, limits: HttpLimits) {
+  constructor(
+    engine: Engine,
+    streams: StreamCounter,
+    limits: HttpLimits,
+    shutdown?: AbortSignal,
+  ) {
     this.#engine = engine;
     this.#streams = streams;
     this.#limits = limits;
+    this.#shutdown = shutdown;
   }
 
   /**
@@ -130,7 +140,12 @@ export class StatelessEndpoint {
     return await respond(async (emit, signal) => {
       try {
         const reply = await engine.handle(message, { transport: "http", headers, emit, signal });
-        return reply && { body: reply.message, status: reply.status };
+        if (reply) return { body: reply.message, status: reply.status };
+        if (!this.#shutdown?.aborted) return undefined;
+        return {
+          body: errorResponse(message.id, ErrorCode.INTERNAL_ERROR, "Server shutting down"),
+          status: 503,
+        };
       } finally {
         release?.();
       }
@@ -138,6 +153,8 @@ export class StatelessEndpoint {
       keepAliveMs: this.#limits.keepAliveMs,
       cancelOnDisconnect: true,
       requestSignal: () => request.signal,
+      // A listen stream ends gracefully through the engine's own close.
+      shutdown: release ? undefined : this.#shutdown,
     });
   }
 }
