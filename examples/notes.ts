@@ -13,6 +13,8 @@
  * - `serverTools` hiding `delete_note` from everyone but owners, both in
  *   `tools/list` and for `tools/call`;
  * - `instructions` computed from the frame;
+ * - a tool result with a resource link and `structuredContent` checked
+ *   against its `outputSchema`;
  * - `cacheHints` for stateless clients: what may be cached, for how long,
  *   and whether it is the same for everyone;
  * - a resource template with completion, a fixed index resource with update
@@ -82,6 +84,12 @@ export default defineServer({
           body: { type: "string" },
         },
         required: ["title", "body"],
+      },
+      // Declared output: the engine checks `structuredContent` against it.
+      outputSchema: {
+        type: "object",
+        properties: { id: { type: "string" }, uri: { type: "string" } },
+        required: ["id", "uri"],
       },
       handler: ({ title, body }: { title: string; body: string }, frame) => {
         const note = { id: String(nextId++), title, body };
