@@ -100,6 +100,8 @@ export class LegacyEndpoint {
   readonly #limits: HttpLimits;
 
   /**
+   * Creates the endpoint.
+   *
    * @param engine The engine.
    * @param sessions The session table.
    * @param streams The open-stream bound (standalone streams count).

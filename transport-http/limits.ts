@@ -39,6 +39,8 @@ export class StreamCounter {
   readonly #max: number;
 
   /**
+   * Creates the counter.
+   *
    * @param max The bound.
    */
   constructor(max: number) {

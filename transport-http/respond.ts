@@ -76,7 +76,8 @@ export function respond(
   run: (emit: (message: JsonRpcMessage) => Promise<void>, signal: AbortSignal) => Promise<Outcome>,
   options: RespondOptions,
 ): Promise<Response> {
-  const { promise, resolve } = Promise.withResolvers<Response>();
+  let resolve!: (response: Response) => void;
+  const promise = new Promise<Response>((r) => (resolve = r));
   const controller = new AbortController();
   let stream: SseStream | undefined;
   let finished = false;

@@ -64,6 +64,8 @@ export class StatelessEndpoint {
   readonly #shutdown?: AbortSignal;
 
   /**
+   * Creates the endpoint.
+   *
    * @param engine The engine.
    * @param streams The open-stream bound (listen streams count).
    * @param limits Keep-alive and limits.
