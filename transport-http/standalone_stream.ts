@@ -127,11 +127,14 @@ export class StandaloneStream {
    */
   async attach(lastEventId: number | undefined, priming: boolean): Promise<SseStream> {
     clearTimeout(this.#grace);
-    this.#connection?.stream.close();
     const stream = new SseStream({ keepAliveMs: this.#options.keepAliveMs });
     const store = this.#options.eventStore;
     const connection: Connection = { stream, cursor: 0, tailed: false };
+    // The new connection is current before the old one closes, so closing
+    // the old one is not mistaken for an abandoned stream.
+    const previous = this.#connection;
     this.#connection = connection;
+    previous?.stream.close();
     stream.signal.addEventListener("abort", () => this.#detached(connection), { once: true });
     if (!store) return stream;
     this.#recording = true;
