@@ -220,3 +220,23 @@ Deno.test("http resume: an abandoned stream's events are deleted after the grace
     await server.close();
   }
 });
+
+Deno.test("http resume: superseding at the stream limit keeps the count exact", async () => {
+  const server = start({ maxStreams: 1 });
+  try {
+    const sessionId = await initialize(server.url);
+    const a = new SseReader(await open(server.url, sessionId));
+    const b = await open(server.url, sessionId);
+    assert.equal(b.status, 200);
+    assert.equal(await a.next(), undefined);
+    assert.equal(server.handler.openStreams, 1);
+    const other = await initialize(server.url);
+    const refused = await open(server.url, other);
+    assert.equal(refused.status, 503);
+    await refused.body?.cancel();
+    await b.body?.cancel();
+    await until(() => server.handler.openStreams === 0);
+  } finally {
+    await server.close();
+  }
+});

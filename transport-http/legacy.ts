@@ -253,7 +253,9 @@ export class LegacyEndpoint {
       console.error(`anubis: event store failed opening the stream of ${session.id}:`, error);
       return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Event store unavailable");
     }
-    if (release) stream.signal.addEventListener("abort", release, { once: true });
+    // A superseded connection gave its slot back while attaching: take it.
+    const slot = release ?? this.#streams.acquire();
+    if (slot) stream.signal.addEventListener("abort", slot, { once: true });
     session.lastActivity = Date.now();
     return stream.response({ "mcp-session-id": session.id! });
   }
