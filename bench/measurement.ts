@@ -17,6 +17,8 @@ export interface Measurement {
   requests: number;
   /** Responses that were not 2xx/3xx, plus socket errors. */
   errors: number;
+  /** Server CPU time (user + system) per completed request, in microseconds, when measured. */
+  cpuUsPerRequest?: number;
   /** Sessions opened (session-creation runs only). */
   sessions?: number;
 }

@@ -105,3 +105,17 @@ export function residentBytes(pid: number): number {
   if (!match) throw new Error(`no VmRSS for ${pid}`);
   return Number(match[1]) * 1024;
 }
+
+/**
+ * CPU time a process has used so far, user plus system, from `/proc` (Linux
+ * only; assumes the usual 100 clock ticks per second).
+ *
+ * @param pid The process.
+ * @returns Microseconds.
+ */
+export function cpuMicros(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}

@@ -73,7 +73,10 @@ export function renderTable(table: Table): string {
   const byName = new Map(table.rows.map((row) => [row.name, row]));
   const baselines = table.baselines.filter((name) => figure(byName.get(name)) !== undefined);
   const isValue = table.valueLabel !== undefined;
-  const head = isValue ? [table.valueLabel!] : ["req/s", "p50 ms", "p99 ms", "errors"];
+  const withCpu = table.rows.some((row) => row.result?.cpuUsPerRequest !== undefined);
+  const head = isValue
+    ? [table.valueLabel!]
+    : ["req/s", "p50 ms", "p99 ms", ...(withCpu ? ["server CPU µs/req"] : []), "errors"];
   const lines = [
     `### ${table.title}`,
     "",
@@ -91,9 +94,10 @@ export function renderTable(table: Table): string {
         fixed(row.result.rps, 0),
         row.result.p50Ms.toFixed(2),
         row.result.p99Ms.toFixed(2),
+        ...(withCpu ? [row.result.cpuUsPerRequest?.toFixed(1) ?? "–"] : []),
         String(row.result.errors),
       ]
-      : ["–", "–", "–", "–"];
+      : head.map(() => "–");
     for (const baseline of baselines) {
       const base = figure(byName.get(baseline));
       cells.push(

@@ -12,7 +12,7 @@
 import { measureColdStart } from "./cold_start.ts";
 import { haveWrk, loadPost, loadSessionCreation } from "./http_load.ts";
 import type { LoadShape, Measurement } from "./measurement.ts";
-import { ROOT, type RunningServer, startServer } from "./process.ts";
+import { cpuMicros, ROOT, type RunningServer, startServer } from "./process.ts";
 import {
   checkTargets,
   renderOutcomes,
@@ -100,7 +100,9 @@ async function compare(
       for (const entry of entries) {
         if (!entry.run) continue;
         try {
+          const cpuBefore = cpuMicros(entry.server!.pid);
           const result = await entry.run({ ...http, warmupSeconds: 0 });
+          result.cpuUsPerRequest = (cpuMicros(entry.server!.pid) - cpuBefore) / result.requests;
           if (!entry.row.result || result.rps > entry.row.result.rps) {
             Object.assign(entry.row, errorNote(result));
           }
