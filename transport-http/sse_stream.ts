@@ -26,7 +26,15 @@ export interface SseStreamOptions {
 
 const KEEPALIVE = encodeSseComment("keepalive");
 
-/** The response headers of every SSE stream. */
+/**
+ * The response headers of every SSE stream.
+ *
+ * @example
+ * ```ts
+ * import { SSE_HEADERS } from "@anubis/transport-http";
+ * console.log(SSE_HEADERS["content-type"]); // text/event-stream
+ * ```
+ */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
