@@ -171,19 +171,21 @@ export async function startServer(
     try {
       child.kill("SIGTERM");
     } catch { /* already gone */ }
-    const timer = setTimeout(() => {
+    const killer = setTimeout(() => {
       try {
         child.kill("SIGKILL");
       } catch { /* already gone */ }
     }, 5_000);
     await child.status;
-    clearTimeout(timer);
+    clearTimeout(killer);
     await pumping;
     log.close();
   };
   const exited = child.status.then((s) => `the server exited with code ${s.code}`);
-  const timeout = new Promise<string>((r) => setTimeout(() => r("timeout"), 60_000));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<string>((r) => timer = setTimeout(() => r("no URL in 60 s"), 60_000));
   const first = await Promise.race([urlFound, exited, timeout]);
+  clearTimeout(timer);
   if (!/^https?:/.test(first)) {
     await stop();
     const output = await Deno.readTextFile(logFile);
