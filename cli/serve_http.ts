@@ -6,45 +6,73 @@
  */
 
 import type { EventStore, McpServer, SessionStore } from "@anubis/core";
+import { DEFAULT_KV_PATH, openKvEventStore } from "@anubis/event-store-kv";
+import { openKvSessionStore } from "@anubis/session-kv";
 import { serve } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
 
 /**
- * Resolves `--event-store`: `memory` is the in-process store; `kv[:PATH]`
- * is not part of this build yet.
- *
- * @param flag The flag's value.
- * @returns `true` for the memory store, `undefined` when off.
- * @throws {Error} For a store this build does not have.
+ * The stores `--event-store` and `--session-store` name, opened.
  *
  * @example
  * ```ts
- * import { eventStoreOf } from "@anubis/cli/serve-http";
- * console.log(eventStoreOf("memory")); // true
+ * import type { OpenedStores } from "@anubis/cli/serve-http";
+ * const none: OpenedStores = { close() {} };
  * ```
  */
-export function eventStoreOf(flag: string | undefined): EventStore | true | undefined {
-  if (flag === undefined) return undefined;
-  if (flag === "memory") return true;
-  throw new Error(`--event-store ${flag} is not available yet (use memory)`);
+export interface OpenedStores {
+  /** The event store: `true` selects the in-memory one. */
+  eventStore?: EventStore | true;
+  /** The session store. */
+  sessionStore?: SessionStore;
+  /** Closes what was opened (KV databases). */
+  close(): void;
+}
+
+/** The KV path of a `kv` or `kv:PATH` flag value. */
+function kvPath(flag: string): string {
+  return flag === "kv" ? DEFAULT_KV_PATH : flag.slice("kv:".length);
 }
 
 /**
- * Resolves `--session-store` (`kv[:PATH]`, not part of this build yet).
+ * Opens the stores the flags name: `--event-store memory` is the in-process
+ * store, `kv[:PATH]` a Deno KV database (default `.data/anubis.kv`) for
+ * either store. Both may share one database.
  *
- * @param flag The flag's value.
- * @returns `undefined` when off.
- * @throws {Error} For a store this build does not have.
+ * @param options The command-line options.
+ * @returns The stores.
+ * @throws {Error} When a database cannot be opened.
  *
  * @example
  * ```ts
- * import { sessionStoreOf } from "@anubis/cli/serve-http";
- * console.log(sessionStoreOf(undefined)); // undefined
+ * import { openStores } from "@anubis/cli/serve-http";
+ * const stores = await openStores({ eventStore: "memory" });
+ * console.log(stores.eventStore); // true
+ * stores.close();
  * ```
  */
-export function sessionStoreOf(flag: string | undefined): SessionStore | undefined {
-  if (flag === undefined) return undefined;
-  throw new Error(`--session-store ${flag} is not available yet`);
+export async function openStores(
+  options: Pick<ServeOptions, "eventStore" | "sessionStore">,
+): Promise<OpenedStores> {
+  const closers: (() => void)[] = [];
+  const stores: OpenedStores = { close: () => closers.forEach((close) => close()) };
+  try {
+    if (options.eventStore === "memory") stores.eventStore = true;
+    else if (options.eventStore) {
+      const store = await openKvEventStore(kvPath(options.eventStore));
+      closers.push(() => store.close());
+      stores.eventStore = store;
+    }
+    if (options.sessionStore) {
+      const store = await openKvSessionStore(kvPath(options.sessionStore));
+      closers.push(() => store.close());
+      stores.sessionStore = store;
+    }
+  } catch (error) {
+    stores.close();
+    throw new Error(`cannot open the KV store: ${(error as Error).message}`);
+  }
+  return stores;
 }
 
 /**
@@ -54,7 +82,7 @@ export function sessionStoreOf(flag: string | undefined): SessionStore | undefin
  * @param server The server.
  * @param options The command-line options.
  * @param signal Stops serving.
- * @returns Resolves once the server stopped.
+ * @returns Resolves once the server stopped and the stores are closed.
  *
  * @example
  * ```ts ignore
@@ -66,16 +94,21 @@ export async function serveHttp(
   options: ServeOptions,
   signal: AbortSignal,
 ): Promise<void> {
-  const running = serve(server, {
-    hostname: options.host,
-    port: options.port,
-    path: options.path,
-    eventStore: eventStoreOf(options.eventStore),
-    sessionStore: sessionStoreOf(options.sessionStore),
-    allowedOrigins: options.allowedOrigins,
-    allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
-    signal,
-    onListen: (url) => console.error(`anubis: listening on ${url.href}`),
-  });
-  await running.finished;
+  const stores = await openStores(options);
+  try {
+    const running = serve(server, {
+      hostname: options.host,
+      port: options.port,
+      path: options.path,
+      eventStore: stores.eventStore,
+      sessionStore: stores.sessionStore,
+      allowedOrigins: options.allowedOrigins,
+      allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
+      signal,
+      onListen: (url) => console.error(`anubis: listening on ${url.href}`),
+    });
+    await running.finished;
+  } finally {
+    stores.close();
+  }
 }

@@ -77,7 +77,51 @@ Deno.test("http cli: serve --http --port 0 prints its URL and serves both eras",
   }
 });
 
-Deno.test("http cli: a store this build lacks is a one-line error", async () => {
+Deno.test("http cli: KV stores keep a session across a restart", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "anubis-http-cli-" });
+  const flags = [
+    "--port",
+    "0",
+    "--event-store",
+    `kv:${dir}/a.kv`,
+    "--session-store",
+    `kv:${dir}/a.kv`,
+  ];
+  try {
+    let sessionId: string;
+    const first = await spawn(...flags);
+    try {
+      const url = first.firstLine.replace("anubis: listening on ", "");
+      sessionId = await initialize(url, "2025-11-25");
+    } finally {
+      assert.equal((await first.stop()).code, 0);
+    }
+    const second = await spawn(...flags);
+    try {
+      const url = second.firstLine.replace("anubis: listening on ", "");
+      const call = await post(url, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "restored" } },
+      }, { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+      assert.equal(call.status, 200);
+      assert.equal((await call.json()).result.content[0].text, "echo: restored");
+      const stream = await fetch(url, {
+        headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "last-event-id": "0" },
+      });
+      const reader = new SseReader(stream);
+      assert.deepEqual(await reader.next(), { id: "0", retry: "3000", data: "" });
+      await reader.cancel();
+    } finally {
+      assert.equal((await second.stop()).code, 0);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("http cli: a store that cannot be opened is a one-line error", async () => {
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -89,7 +133,7 @@ Deno.test("http cli: a store this build lacks is a one-line error", async () => 
       "--port",
       "0",
       "--session-store",
-      "kv",
+      "kv:/proc/anubis-no-such-dir/a.kv",
     ],
     cwd: ROOT,
     stdout: "null",
@@ -97,5 +141,6 @@ Deno.test("http cli: a store this build lacks is a one-line error", async () => 
   }).output();
   assert.equal(output.code, 1);
   const stderr = new TextDecoder().decode(output.stderr).trim();
-  assert.equal(stderr, "anubis: --session-store kv is not available yet");
+  assert.equal(stderr.split("\n").length, 1, stderr);
+  assert.match(stderr, /^anubis: cannot open the KV store: /);
 });
