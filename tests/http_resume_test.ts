@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { EventStore } from "@anubis/core";
+import type { EventStore, SessionRecord, SessionStore } from "@anubis/core";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 import {
   initialize,
@@ -238,5 +238,31 @@ Deno.test("http resume: superseding at the stream limit keeps the count exact", 
     await until(() => server.handler.openStreams === 0);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("http resume: a stream on one instance delivers what another instance appended", async () => {
+  const events = new MemoryEventStore();
+  const records = new Map<string, SessionRecord>();
+  const sessionStore: SessionStore = {
+    save: (record) => Promise.resolve(void records.set(record.id, record)),
+    load: (id) => Promise.resolve(records.get(id)),
+    touch: () => Promise.resolve(),
+    delete: (id) => Promise.resolve(void records.delete(id)),
+  };
+  const a = start({ eventStore: events, sessionStore });
+  const b = start({ eventStore: events, sessionStore });
+  try {
+    const sessionId = await initialize(a.url);
+    const stream = new SseReader(await open(b.url, sessionId));
+    assert.deepEqual(await stream.next(), { id: "0", retry: "3000", data: "" });
+    a.handler.engine.server.notify.toolsListChanged();
+    const event = await nextData(stream);
+    assert.equal(event.id, "1");
+    assert.equal(JSON.parse(event.data!).method, "notifications/tools/list_changed");
+    await stream.cancel();
+  } finally {
+    await a.close();
+    await b.close();
   }
 });

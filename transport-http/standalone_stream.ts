@@ -60,8 +60,12 @@ export class StandaloneStream {
   readonly sessionId: string;
   readonly #options: StandaloneStreamOptions;
   #connection?: Connection;
-  /** With a store: messages are recorded from the first attach until the grace period ends. */
-  #recording = false;
+  /**
+   * With a store: messages are recorded from the start (another instance may
+   * hold the client's stream) and after every attach; an abandoned stream's
+   * grace period ending stops recording until the next attach.
+   */
+  #recording = true;
   #appending: Promise<void> = Promise.resolve();
   #grace?: ReturnType<typeof setTimeout>;
   #closed = false;
