@@ -39,3 +39,15 @@ export const STDIO = {
   cli: { name: "anubis cli serve", args: CLI },
   official: { name: "official SDK v2", args: run("official_stdio.ts") },
 } satisfies Record<string, ServerSpec>;
+
+/**
+ * The same server started with `--v8-flags=--expose-gc`, which turns on its
+ * `POST /__bench/gc` hook (see `servers/listening.ts`).
+ *
+ * @param spec The server.
+ * @returns The spec with the flag.
+ */
+export function withGcHook(spec: ServerSpec): ServerSpec {
+  const [command, ...rest] = spec.args;
+  return { name: spec.name, args: [command, "--v8-flags=--expose-gc", ...rest] };
+}

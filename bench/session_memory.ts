@@ -11,8 +11,10 @@ import { legacyCall, openSession, post } from "./wire.ts";
 
 /** What a session-memory run found. */
 export interface SessionMemory {
-  /** RSS growth divided by sessions opened, in bytes. */
-  bytesPerSession: number;
+  /** Growth of the resident set size after a full GC, divided by sessions opened, in bytes. */
+  rssPerSession: number;
+  /** Growth of the V8 heap in use after a full GC, divided by sessions opened, in bytes. */
+  heapPerSession: number;
   /** Sessions opened in the measured phase. */
   opened: number;
   /** Whether the first measured session still answers at the end. */
@@ -35,8 +37,18 @@ async function openMany(url: string, count: number, inFlight: number): Promise<s
   return ids;
 }
 
+/** Asks the server to collect garbage (its `/__bench/gc` hook) and reads its memory. */
+async function collect(server: RunningServer): Promise<{ rss: number; heapUsed: number }> {
+  const response = await fetch(new URL("/__bench/gc", server.url), { method: "POST" });
+  if (!response.ok) throw new Error(`GC hook answered ${response.status}`);
+  const usage = await response.json();
+  await settle(200);
+  return { rss: residentBytes(server.pid), heapUsed: usage.heapUsed };
+}
+
 /**
- * Measures RSS per idle session.
+ * Measures memory per idle session. The server must run with its GC hook on
+ * (`withGcHook` in `servers.ts`).
  *
  * @param server The server (serving legacy sessions).
  * @param sessions How many sessions to open.
@@ -50,14 +62,13 @@ export async function measureSessionMemory(
 ): Promise<SessionMemory> {
   // Warm up code paths and allocator pools before the baseline reading.
   await openMany(server.url, 200, inFlight);
-  await settle(500);
-  const before = residentBytes(server.pid);
+  const before = await collect(server);
   const ids = await openMany(server.url, sessions, inFlight);
-  await settle(1000);
-  const after = residentBytes(server.pid);
+  const after = await collect(server);
   const { status, message } = await post(server.url, legacyCall(ids[0], undefined, 1));
   return {
-    bytesPerSession: (after - before) / sessions,
+    rssPerSession: (after.rss - before.rss) / sessions,
+    heapPerSession: (after.heapUsed - before.heapUsed) / sessions,
     opened: sessions,
     firstStillOpen: status === 200 && message.result !== undefined,
   };

@@ -9,12 +9,11 @@
 
 import { createHttpHandler } from "@anubis/transport-http";
 import server from "./echo_server.ts";
-import { exitOnSignal, loopback } from "./listening.ts";
+import { serveBench } from "./listening.ts";
 
 const maxSessions = Deno.args.find((arg) => arg.startsWith("--max-sessions="))?.split("=")[1];
 const handler = createHttpHandler(server, {
   maxSessions: maxSessions === undefined ? undefined : Number(maxSessions),
 });
 
-exitOnSignal();
-Deno.serve(loopback("anubis"), handler);
+serveBench("anubis", handler);

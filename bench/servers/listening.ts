@@ -1,34 +1,49 @@
 /**
- * The one line every benchmark server prints on stderr once it accepts
- * connections; the orchestrator waits for it (the same shape `cli serve
- * --http` prints).
+ * How every benchmark HTTP server serves: `Deno.serve` on loopback with a
+ * free port, one line on stderr once it accepts connections (the same shape
+ * `cli serve --http` prints, which the orchestrator waits for), and a quiet
+ * exit on SIGTERM/SIGINT.
+ *
+ * Started with `--v8-flags=--expose-gc` (memory runs only), a server also
+ * answers `POST /__bench/gc`: it collects garbage and returns
+ * `Deno.memoryUsage()`, so memory per session is read after a full GC, the
+ * same way for every server.
  *
  * @module
  */
 
+/** A Web request handler. */
+type Handler = (request: Request) => Response | Promise<Response>;
+
+const GC_PATH = "/__bench/gc";
+
+function withGcHook(handler: Handler): Handler {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return handler;
+  return (request) => {
+    if (!request.url.endsWith(GC_PATH)) return handler(request);
+    gc();
+    gc();
+    return Response.json(Deno.memoryUsage());
+  };
+}
+
 /**
- * Options for `Deno.serve` on loopback with a free port, announcing the
- * endpoint on stderr when listening.
+ * Serves `handler` on 127.0.0.1 (port `BENCH_PORT`, else a free one) and
+ * announces `NAME: listening on http://127.0.0.1:PORT/mcp` on stderr.
  *
  * @param name Who is listening (printed before the address).
- * @returns The serve options.
+ * @param handler The request handler.
  */
-export function loopback(name: string): Deno.ServeTcpOptions {
-  return {
+export function serveBench(name: string, handler: Handler): void {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    Deno.addSignalListener(signal, () => Deno.exit(0));
+  }
+  Deno.serve({
     hostname: "127.0.0.1",
     port: Number(Deno.env.get("BENCH_PORT") ?? 0),
     onListen({ hostname, port }) {
       console.error(`${name}: listening on http://${hostname}:${port}/mcp`);
     },
-  };
-}
-
-/**
- * Stops the process on SIGTERM/SIGINT with exit code 0, so the orchestrator
- * can end servers quietly.
- */
-export function exitOnSignal(): void {
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    Deno.addSignalListener(signal, () => Deno.exit(0));
-  }
+  }, withGcHook(handler));
 }

@@ -16,7 +16,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { createOfficialServer as createServer } from "./official_echo.ts";
-import { exitOnSignal, loopback } from "./listening.ts";
+import { serveBench } from "./listening.ts";
 
 function sessionsHandler(): (request: Request) => Promise<Response> {
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
@@ -43,5 +43,4 @@ const handle = mode === "sessions"
   ? sessionsHandler()
   : ((handler) => (request: Request) => handler.fetch(request))(createMcpHandler(createServer));
 
-exitOnSignal();
-Deno.serve(loopback(`official-${mode}`), handle);
+serveBench(`official-${mode}`, handle);

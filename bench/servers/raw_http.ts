@@ -7,7 +7,7 @@
  * @module
  */
 
-import { exitOnSignal, loopback } from "./listening.ts";
+import { serveBench } from "./listening.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const CALL_RESULT = { content: [{ type: "text", text: "echo: hi" }], resultType: "complete" };
@@ -17,8 +17,7 @@ const INIT_RESULT = {
   serverInfo: { name: "raw", version: "1.0.0" },
 };
 
-exitOnSignal();
-Deno.serve(loopback("raw"), async (request) => {
+serveBench("raw", async (request) => {
   const message = await request.json();
   if (message.id === undefined) return new Response(null, { status: 202 });
   if (message.method === "initialize") {

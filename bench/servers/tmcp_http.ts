@@ -10,7 +10,7 @@ import { McpServer } from "tmcp";
 import { HttpTransport } from "@tmcp/transport-http";
 import { ValibotJsonSchemaAdapter } from "@tmcp/adapter-valibot";
 import * as v from "valibot";
-import { exitOnSignal, loopback } from "./listening.ts";
+import { serveBench } from "./listening.ts";
 
 const server = new McpServer(
   { name: "bench", version: "1.0.0", description: "benchmark peer" },
@@ -22,8 +22,7 @@ server.tool(
 );
 const transport = new HttpTransport(server, { path: "/mcp" });
 
-exitOnSignal();
-Deno.serve(
-  loopback("tmcp"),
+serveBench(
+  "tmcp",
   async (request) => (await transport.respond(request)) ?? new Response(null, { status: 404 }),
 );
