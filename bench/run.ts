@@ -179,7 +179,7 @@ async function stdioTables(): Promise<Table[]> {
   const tables: Table[] = [];
   for (const inFlight of [1, 32]) {
     const rows: Row[] = [];
-    for (const spec of [STDIO.raw, STDIO.cli, STDIO.official]) {
+    for (const spec of [STDIO.raw, STDIO.cli, STDIO.official, STDIO.tmcp]) {
       log(`stdio ${inFlight} in flight: ${spec.name}`);
       try {
         const shape = { connections: inFlight, seconds: quick ? 1 : 3, warmupSeconds: 0.5 };
@@ -195,7 +195,7 @@ async function stdioTables(): Promise<Table[]> {
         `${quick ? 1 : 3} s after 0.5 s warm-up. The raw line echo parses each line and ` +
         "answers a fixed result, one write per chunk read.",
       rows,
-      baselines: [STDIO.raw.name, STDIO.official.name],
+      baselines: [STDIO.raw.name, STDIO.official.name, STDIO.tmcp.name],
     });
   }
   return tables;

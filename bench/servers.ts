@@ -38,6 +38,7 @@ export const STDIO = {
   raw: { name: "raw line echo", args: run("raw_stdio.ts") },
   cli: { name: "anubis cli serve", args: CLI },
   official: { name: "official SDK v2", args: run("official_stdio.ts") },
+  tmcp: { name: "tmcp", args: run("tmcp_stdio.ts") },
 } satisfies Record<string, ServerSpec>;
 
 /**

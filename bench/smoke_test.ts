@@ -70,7 +70,7 @@ Deno.test("bench smoke: wrk loads the raw server for a second", {
   }
 });
 
-for (const spec of [STDIO.raw, STDIO.cli, STDIO.official]) {
+for (const spec of Object.values(STDIO)) {
   Deno.test(`bench smoke: ${spec.name} round trips over stdio`, options, async () => {
     const result = await loadStdio(spec.args, { connections: 4, seconds: 0.2, warmupSeconds: 0.1 });
     assert.ok(result.requests > 0, `${spec.name} answered nothing`);

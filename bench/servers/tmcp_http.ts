@@ -6,21 +6,11 @@
  * @module
  */
 
-import { McpServer } from "tmcp";
 import { HttpTransport } from "@tmcp/transport-http";
-import { ValibotJsonSchemaAdapter } from "@tmcp/adapter-valibot";
-import * as v from "valibot";
+import { createTmcpServer } from "./tmcp_echo.ts";
 import { serveBench } from "./listening.ts";
 
-const server = new McpServer(
-  { name: "bench", version: "1.0.0", description: "benchmark peer" },
-  { adapter: new ValibotJsonSchemaAdapter(), capabilities: { tools: {} } },
-);
-server.tool(
-  { name: "echo", description: "Echoes its text", schema: v.object({ text: v.string() }) },
-  ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }),
-);
-const transport = new HttpTransport(server, { path: "/mcp" });
+const transport = new HttpTransport(createTmcpServer(), { path: "/mcp" });
 
 serveBench(
   "tmcp",
