@@ -97,7 +97,7 @@ Deno.test("http security: malformed requests get clear 4xx answers and the serve
         error: { code: -32700, message: "Parse error" },
       });
     });
-    await t.step("invalid UTF-8: 400 -32700", async () => {
+    await t.step("bytes that are not UTF-8 JSON: 400 -32700", async () => {
       const response = await fetch(server.url, {
         method: "POST",
         headers: { "content-type": "application/json" },

@@ -160,8 +160,7 @@ export function createHttpHandler(
   const streams = new StreamCounter(maxStreams);
   const limits: HttpLimits = { maxStreams, keepAliveMs, resumable: eventStore !== undefined };
   const legacy = new LegacyEndpoint(engine, sessions, streams, limits);
-  const closing = new AbortController();
-  const stateless = new StatelessEndpoint(engine, streams, limits, closing.signal);
+  const stateless = new StatelessEndpoint(engine, streams, limits);
   const guard = new OriginGuard(options);
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -252,7 +251,7 @@ export function createHttpHandler(
     close: {
       value: () => {
         engine.close();
-        closing.abort();
+        stateless.close();
         sessions.close();
       },
     },

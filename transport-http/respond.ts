@@ -12,6 +12,22 @@ import { jsonResponse } from "./responses.ts";
 import { encodeSseMessage } from "./sse.ts";
 import { SseStream } from "./sse_stream.ts";
 
+/** Work to look at once the current task is over, with one timer for all of it. */
+const watching = new Set<() => void>();
+let watchScheduled = false;
+
+function watchLater(check: () => void): void {
+  watching.add(check);
+  if (watchScheduled) return;
+  watchScheduled = true;
+  setTimeout(() => {
+    watchScheduled = false;
+    const checks = [...watching];
+    watching.clear();
+    for (const run of checks) run();
+  }, 0);
+}
+
 /**
  * What a request's work produced: the body (a response or a batch of them)
  * with its status, or `undefined` for nothing to say.
@@ -44,12 +60,12 @@ export interface RespondOptions {
   /**
    * Reads the request's signal (fires on disconnect, and on Deno also after a
    * completed response). It is read only once the work outlives the current
-   * task, because reading `request.signal` is costly on Deno and quick
-   * requests never need it.
+   * task (one shared timer looks at every such request), because reading
+   * `request.signal` is costly on Deno and quick requests never need it.
    */
   requestSignal?: () => AbortSignal;
-  /** Cancels the work when the server shuts down. */
-  shutdown?: AbortSignal;
+  /** Holds the work's cancel function while it runs (a shutdown cancels every one). */
+  inflight?: Set<() => void>;
   /** Extra response headers. */
   headers?: Record<string, string>;
 }
@@ -86,17 +102,17 @@ export function respond(
     // abort before the work finished is a disconnect.
     if (!finished) controller.abort();
   };
-  const shutdown = options.shutdown;
-  shutdown?.addEventListener("abort", cancel, { once: true });
+  options.inflight?.add(cancel);
   let requestSignal: AbortSignal | undefined;
   const watch = options.cancelOnDisconnect && options.requestSignal
-    ? setTimeout(() => {
+    ? () => {
       if (finished) return;
       requestSignal = options.requestSignal!();
       if (requestSignal.aborted) cancel();
       else requestSignal.addEventListener("abort", cancel, { once: true });
-    }, 0)
+    }
     : undefined;
+  if (watch) watchLater(watch);
   const emit = (message: JsonRpcMessage): Promise<void> => {
     if (finished) return Promise.resolve();
     if (!stream) {
@@ -111,8 +127,8 @@ export function respond(
   };
   const settle = (outcome: Outcome) => {
     finished = true;
-    clearTimeout(watch);
-    shutdown?.removeEventListener("abort", cancel);
+    if (watch) watching.delete(watch);
+    options.inflight?.delete(cancel);
     requestSignal?.removeEventListener("abort", cancel);
     if (stream) {
       if (outcome) stream.write(encodeSseMessage(JSON.stringify(outcome.body)));

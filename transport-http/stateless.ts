@@ -61,7 +61,8 @@ export class StatelessEndpoint {
   readonly #engine: Engine;
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
-  readonly #shutdown?: AbortSignal;
+  readonly #inflight = new Set<() => void>();
+  #closed = false;
 
   /**
    * Creates the endpoint.
@@ -69,19 +70,20 @@ export class StatelessEndpoint {
    * @param engine The engine.
    * @param streams The open-stream bound (listen streams count).
    * @param limits Keep-alive and limits.
-   * @param shutdown Aborts when the server shuts down: in-flight requests are
-   * cancelled and answered with 503 (listen streams end with their result).
    */
-  constructor(
-    engine: Engine,
-    streams: StreamCounter,
-    limits: HttpLimits,
-    shutdown?: AbortSignal,
-  ) {
+  constructor(engine: Engine, streams: StreamCounter, limits: HttpLimits) {
     this.#engine = engine;
     this.#streams = streams;
     this.#limits = limits;
-    this.#shutdown = shutdown;
+  }
+
+  /**
+   * Shuts down: cancels every in-flight request, which is answered with 503
+   * (listen streams end through the engine's own close, with their result).
+   */
+  close(): void {
+    this.#closed = true;
+    for (const cancel of [...this.#inflight]) cancel();
   }
 
   /**
@@ -143,7 +145,7 @@ export class StatelessEndpoint {
       try {
         const reply = await engine.handle(message, { transport: "http", headers, emit, signal });
         if (reply) return { body: reply.message, status: reply.status };
-        if (!this.#shutdown?.aborted) return undefined;
+        if (!this.#closed) return undefined;
         return {
           body: errorResponse(message.id, ErrorCode.INTERNAL_ERROR, "Server shutting down"),
           status: 503,
@@ -156,7 +158,7 @@ export class StatelessEndpoint {
       cancelOnDisconnect: true,
       requestSignal: () => request.signal,
       // A listen stream ends gracefully through the engine's own close.
-      shutdown: release ? undefined : this.#shutdown,
+      inflight: release ? undefined : this.#inflight,
     });
   }
 }
