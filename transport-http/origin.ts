@@ -93,6 +93,7 @@ export class OriginGuard {
   readonly #origins: Set<string>;
   readonly #anyHost: boolean;
   readonly #hosts: Set<string>;
+  readonly #hostAnswers = new Map<string, boolean>();
 
   /**
    * Creates the guard.
@@ -140,8 +141,14 @@ export class OriginGuard {
   }
 
   #hostAllowed(host: string): boolean {
+    // A server sees few distinct Host values: remember the answers (bounded).
+    let allowed = this.#hostAnswers.get(host);
+    if (allowed !== undefined) return allowed;
     const lower = host.toLowerCase();
     const name = hostnameOf(lower);
-    return isLoopbackHost(name) || this.#hosts.has(lower) || this.#hosts.has(name);
+    allowed = isLoopbackHost(name) || this.#hosts.has(lower) || this.#hosts.has(name);
+    if (this.#hostAnswers.size >= 256) this.#hostAnswers.clear();
+    this.#hostAnswers.set(host, allowed);
+    return allowed;
   }
 }
