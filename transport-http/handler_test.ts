@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { defineServer } from "@anubis/core";
+import { createHttpHandler } from "./handler.ts";
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+let cancelled = 0;
+let finished = 0;
+const server = defineServer({
+  name: "handler-test",
+  version: "1.0.0",
+  tools: [{
+    name: "wait",
+    handler: async (_args, frame) => {
+      await new Promise<void>((resolve) => frame.signal.addEventListener("abort", () => resolve()));
+      cancelled++;
+      return "cancelled";
+    },
+  }, {
+    name: "quick",
+    handler: (_args, frame) => {
+      frame.signal.addEventListener("abort", () => cancelled++);
+      finished++;
+      return "done";
+    },
+  }],
+});
+
+function call(name: string, signal?: AbortSignal, url = "http://localhost/mcp"): Request {
+  return new Request(url, {
+    method: "POST",
+    signal,
+    headers: {
+      "content-type": "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: {}, _meta: META },
+    }),
+  });
+}
+
+Deno.test("handler: an abort after a completed response (as Deno does) cancels nothing", async () => {
+  const handler = createHttpHandler(server);
+  try {
+    const abort = new AbortController();
+    const before = cancelled;
+    const response = await handler(call("quick", abort.signal));
+    assert.equal(response.status, 200);
+    assert.equal((await response.json()).result.content[0].text, "done");
+    abort.abort();
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(cancelled, before);
+  } finally {
+    handler.close();
+  }
+});
+
+Deno.test("handler: an abort while the request runs cancels it", async () => {
+  const handler = createHttpHandler(server);
+  try {
+    const abort = new AbortController();
+    const before = cancelled;
+    const pending = handler(call("wait", abort.signal));
+    await new Promise((r) => setTimeout(r, 0));
+    abort.abort();
+    const response = await pending;
+    assert.equal(response.status, 202);
+    assert.equal(cancelled, before + 1);
+  } finally {
+    handler.close();
+  }
+});
+
+Deno.test("handler: path false serves any path; otherwise only the endpoint", async () => {
+  const anywhere = createHttpHandler(server, { path: false });
+  const endpoint = createHttpHandler(server, { path: "/rpc" });
+  try {
+    const mounted = await anywhere(call("quick", undefined, "http://localhost/deep/mount?x=1"));
+    assert.equal(mounted.status, 200);
+    await mounted.body?.cancel();
+    const wrong = await endpoint(call("quick", undefined, "http://localhost/mcp"));
+    assert.equal(wrong.status, 404);
+    await wrong.body?.cancel();
+    const right = await endpoint(call("quick", undefined, "http://localhost/rpc?x=1"));
+    assert.equal(right.status, 200);
+    await right.body?.cancel();
+  } finally {
+    anywhere.close();
+    endpoint.close();
+  }
+});
