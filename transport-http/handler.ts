@@ -95,6 +95,11 @@ export interface HttpHandler {
   /** The number of open standalone (GET) and listen streams. */
   readonly openStreams: number;
   /**
+   * Expires idle sessions now. Requests do it as they arrive; a server that
+   * may sit without traffic calls it on a timer (`serve()` does).
+   */
+  sweep(): void;
+  /**
    * Ends listen streams gracefully, cancels in-flight requests (answered
    * with 503), closes standalone streams and drops every session.
    */
@@ -248,6 +253,7 @@ export function createHttpHandler(
     engine: { value: engine, enumerable: true },
     sessionCount: { get: () => sessions.size, enumerable: true },
     openStreams: { get: () => streams.open, enumerable: true },
+    sweep: { value: () => sessions.sweep(true) },
     close: {
       value: () => {
         engine.close();

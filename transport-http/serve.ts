@@ -83,9 +83,13 @@ export function serve(server: McpServer, options: ServeOptions = {}): RunningSer
   const addr = httpServer.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = new URL(`http://${host}:${addr.port}${path}`);
+  // Idle sessions expire even without traffic; the timer never keeps the process alive.
+  const sweeper = setInterval(() => handler.sweep(), 60_000);
+  Deno.unrefTimer(sweeper);
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     stopping ??= (async () => {
+      clearInterval(sweeper);
       options.signal?.removeEventListener("abort", onAbort);
       handler.close();
       await httpServer.shutdown();
