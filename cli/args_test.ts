@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { parseServeArgs } from "./args.ts";
+
+Deno.test("args: serve --http with every HTTP flag", () => {
+  const parsed = parseServeArgs([
+    "serve",
+    "server.ts",
+    "--http",
+    "--host=0.0.0.0",
+    "--port",
+    "0",
+    "--path",
+    "/rpc",
+    "--event-store",
+    "kv:.data/x.kv",
+    "--session-store=kv",
+    "--allowed-origin",
+    "https://a.example",
+    "--allowed-origin",
+    "https://b.example",
+    "--allowed-host",
+    "mcp.example",
+  ]);
+  assert.deepEqual(parsed, {
+    kind: "serve",
+    options: {
+      module: "server.ts",
+      http: true,
+      host: "0.0.0.0",
+      port: 0,
+      path: "/rpc",
+      eventStore: "kv:.data/x.kv",
+      sessionStore: "kv",
+      allowedOrigins: ["https://a.example", "https://b.example"],
+      allowedHosts: ["mcp.example"],
+    },
+  });
+});
+
+Deno.test("args: bad HTTP flags are one-line errors", () => {
+  const error = (args: string[]) => {
+    const parsed = parseServeArgs(["serve", "server.ts", ...args]);
+    return parsed.kind === "error" ? parsed.message : undefined;
+  };
+  assert.match(error(["--http", "--port", "70000"])!, /--port must be an integer/);
+  assert.match(error(["--http", "--path", "mcp"])!, /--path must start with \//);
+  assert.match(error(["--http", "--event-store", "redis"])!, /--event-store must be/);
+  assert.match(error(["--http", "--session-store", "memory"])!, /--session-store must be/);
+  assert.match(error(["--event-store", "memory"])!, /need --http/);
+  assert.match(error(["--http", "--port"])!, /--port needs a value/);
+});
