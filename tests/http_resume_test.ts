@@ -266,3 +266,35 @@ Deno.test("http resume: a stream on one instance delivers what another instance 
     await b.close();
   }
 });
+
+Deno.test("http resume: many sessions at once each get exactly their own ids", async () => {
+  const server = start({ eventStore: true });
+  try {
+    const ids = await Promise.all(Array.from({ length: 20 }, () => initialize(server.url)));
+    const readers = await Promise.all(ids.map(async (id) => {
+      const reader = new SseReader(await open(server.url, id));
+      await reader.next();
+      return reader;
+    }));
+    const notify = server.handler.engine.server.notify;
+    for (let i = 0; i < 5; i++) notify.toolsListChanged();
+    const seen = await Promise.all(readers.map(async (reader) => {
+      const got: string[] = [];
+      for (let i = 0; i < 5; i++) got.push((await nextData(reader)).id!);
+      return got.join(",");
+    }));
+    assert.deepEqual(new Set(seen), new Set(["1,2,3,4,5"]));
+    const deletes = await Promise.all(
+      ids.map((id) => fetch(server.url, { method: "DELETE", headers: { "mcp-session-id": id } })),
+    );
+    for (const response of deletes) {
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    }
+    for (const reader of readers) assert.equal(await reader.next(), undefined);
+    assert.equal(server.handler.sessionCount, 0);
+    assert.equal(server.handler.openStreams, 0);
+  } finally {
+    await server.close();
+  }
+});
