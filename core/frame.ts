@@ -225,7 +225,8 @@ export class Frame {
     const minimum = this.#scope.logLevel();
     if (!this.#scope.canLog || !minimum || this.signal.aborted) return;
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(minimum)) return;
-    const params: Record<string, unknown> = { level, data };
+    // `data` is required on the wire; `undefined` would vanish in JSON.
+    const params: Record<string, unknown> = { level, data: data ?? null };
     if (logger !== undefined) params.logger = logger;
     await this.#scope.emit({ jsonrpc: "2.0", method: "notifications/message", params });
   }

@@ -30,7 +30,9 @@ function compile(tool: ToolDefinition<never>): CompiledTool {
   let entry = compiled.get(tool);
   if (entry) return entry;
   const wire = pick(tool, WIRE_KEYS);
-  wire.inputSchema = tool.inputSchema ? toJsonSchema(tool.inputSchema) : EMPTY_OBJECT_SCHEMA;
+  wire.inputSchema = tool.inputSchema
+    ? objectSchema(toJsonSchema(tool.inputSchema))
+    : EMPTY_OBJECT_SCHEMA;
   if (tool.outputSchema) wire.outputSchema = toJsonSchema(tool.outputSchema);
   entry = {
     wire,
@@ -39,6 +41,12 @@ function compile(tool: ToolDefinition<never>): CompiledTool {
   };
   compiled.set(tool, entry);
   return entry;
+}
+
+// Every version's Tool.inputSchema requires `type: "object"`; a schema that
+// leaves it out (arguments are always an object) gets it on the wire.
+function objectSchema(schema: JsonSchema): JsonSchema {
+  return schema.type === undefined ? { type: "object", ...schema } : schema;
 }
 
 function acceptObject(value: unknown) {
