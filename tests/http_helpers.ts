@@ -257,18 +257,27 @@ export class SseReader {
   }
 }
 
+/** An `initialize` request body. */
+export function initializeRequest(
+  id: number,
+  version = "2025-11-25",
+  capabilities: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities, clientInfo: { name: "raw", version: "0" } },
+  };
+}
+
 /** Runs a legacy handshake and returns the session id. */
 export async function initialize(
   url: string,
   version = "2025-11-25",
   capabilities: Record<string, unknown> = {},
 ): Promise<string> {
-  const response = await post(url, {
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: version, capabilities, clientInfo: { name: "raw", version: "0" } },
-  });
+  const response = await post(url, initializeRequest(0, version, capabilities));
   await response.body?.cancel();
   const id = response.headers.get("mcp-session-id");
   if (response.status !== 200 || !id) throw new Error(`initialize failed: ${response.status}`);

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { initialize, post, SseReader, start } from "./http_helpers.ts";
+import { initialize, initializeRequest, post, SseReader, start } from "./http_helpers.ts";
 
 const call = (id: number, name: string, args: Record<string, unknown> = {}, meta?: object) => ({
   jsonrpc: "2.0",
@@ -281,16 +281,7 @@ Deno.test("http legacy: the session limit refuses initialize with 503", async ()
   const server = start({ maxSessions: 1 });
   try {
     await initialize(server.url);
-    const response = await post(server.url, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "c", version: "0" },
-      },
-    });
+    const response = await post(server.url, initializeRequest(1));
     assert.equal(response.status, 503);
     assert.equal((await response.json()).id, 1);
   } finally {

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import type { SessionRecord, SessionStore } from "@anubis/core";
-import { initialize, post, start } from "./http_helpers.ts";
+import { initialize, initializeRequest, post, start } from "./http_helpers.ts";
 
 class MapSessionStore implements SessionStore {
   readonly records = new Map<string, SessionRecord>();
@@ -87,16 +87,7 @@ Deno.test("http session store: a failing store fails closed", async () => {
   try {
     const sessionId = await initialize(server.url);
     store.failing = true;
-    const init = await post(server.url, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "c", version: "0" },
-      },
-    });
+    const init = await post(server.url, initializeRequest(1));
     assert.equal(init.status, 500);
     assert.equal(init.headers.get("mcp-session-id"), null);
     assert.equal((await init.json()).error.code, -32603);

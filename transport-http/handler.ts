@@ -29,6 +29,7 @@ import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
+import type { RequestContext, ServeInfoLike } from "./request_context.ts";
 import { SessionTable } from "./session_table.ts";
 import { StatelessEndpoint } from "./stateless.ts";
 
@@ -86,8 +87,11 @@ export interface HttpHandlerOptions extends OriginPolicy {
  * ```
  */
 export interface HttpHandler {
-  /** Serves one request. Never rejects. */
-  (request: Request): Promise<Response>;
+  /**
+   * Serves one request. Never rejects. The second argument carries what a
+   * middleware attached; `Deno.serve`'s handler info is accepted and ignored.
+   */
+  (request: Request, context?: RequestContext | ServeInfoLike): Promise<Response>;
   /** The engine serving the server (one per handler). */
   readonly engine: Engine;
   /** The number of live legacy sessions. */
@@ -170,7 +174,7 @@ export function createHttpHandler(
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
 
-  const post = async (request: Request): Promise<Response> => {
+  const post = async (request: Request, context?: RequestContext): Promise<Response> => {
     const type = request.headers.get("content-type");
     if (type === null || !JSON_TYPE.test(type)) {
       await request.body?.cancel();
@@ -195,22 +199,22 @@ export function createHttpHandler(
       case "invalid":
         return jsonResponse(decoded.error, 400);
       case "batch":
-        return await legacy.batch(request, decoded.entries);
+        return await legacy.batch(request, decoded.entries, context);
       case "request":
       case "notification": {
         const claim = classifyEra(decoded.message);
         if (claim.era === "stateless") {
-          return await stateless.post(request, decoded.message, claim.version);
+          return await stateless.post(request, decoded.message, claim.version, context);
         }
         return stateless.unclaimed(request, decoded.message) ??
-          await legacy.post(request, decoded.message);
+          await legacy.post(request, decoded.message, context);
       }
       default:
-        return await legacy.post(request, decoded.message);
+        return await legacy.post(request, decoded.message, context);
     }
   };
 
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, context?: RequestContext): Promise<Response> => {
     if (path !== false && pathOf(request.url) !== path) {
       await request.body?.cancel();
       return new Response("Not Found", { status: 404 });
@@ -222,11 +226,11 @@ export function createHttpHandler(
     }
     switch (request.method) {
       case "POST":
-        return await post(request);
+        return await post(request, context);
       case "GET":
-        return await legacy.get(request);
+        return await legacy.get(request, context);
       case "DELETE":
-        return await legacy.delete(request);
+        return await legacy.delete(request, context);
       default:
         await request.body?.cancel();
         return errorResponseOf(
@@ -240,9 +244,13 @@ export function createHttpHandler(
     }
   };
 
-  const handler = async (request: Request): Promise<Response> => {
+  const handler = async (
+    request: Request,
+    context?: RequestContext | ServeInfoLike,
+  ): Promise<Response> => {
     try {
-      return await handle(request);
+      // Deno.serve's info has neither field, so it reads as no context.
+      return await handle(request, context as RequestContext | undefined);
     } catch (error) {
       // A defect or a failing store: answer without leaking details, keep serving.
       console.error("anubis: HTTP request failed:", error);

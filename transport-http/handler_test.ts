@@ -20,6 +20,14 @@ const server = defineServer({
       return "cancelled";
     },
   }, {
+    name: "who",
+    handler: (_args, frame) =>
+      JSON.stringify({
+        user: frame.context.assigns.user,
+        auth: frame.context.authInfo,
+        session: frame.assigns.user,
+      }),
+  }, {
     name: "quick",
     handler: (_args, frame) => {
       frame.signal.addEventListener("abort", () => cancelled++);
@@ -96,5 +104,61 @@ Deno.test("handler: path false serves any path; otherwise only the endpoint", as
   } finally {
     anywhere.close();
     endpoint.close();
+  }
+});
+
+Deno.test("handler: a middleware's assigns and authInfo reach the frame in both eras", async () => {
+  const handler = createHttpHandler(server);
+  const context = { assigns: { user: "ada" }, authInfo: { scopes: ["read"] } };
+  try {
+    const modern = await handler(call("who"), context);
+    assert.deepEqual(JSON.parse((await modern.json()).result.content[0].text), {
+      user: "ada",
+      auth: { scopes: ["read"] },
+      session: "ada",
+    });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const init = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "c", version: "1" },
+          },
+        }),
+      }),
+      context,
+    );
+    const sessionId = init.headers.get("mcp-session-id")!;
+    await init.body?.cancel();
+    const legacy = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { ...headers, "mcp-session-id": sessionId },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "who", arguments: {} },
+        }),
+      }),
+      { authInfo: "token" },
+    );
+    // The session keeps what initialize's middleware attached.
+    assert.deepEqual(JSON.parse((await legacy.json()).result.content[0].text), {
+      auth: "token",
+      session: "ada",
+    });
+  } finally {
+    handler.close();
   }
 });

@@ -18,7 +18,7 @@ import {
   type RequestId,
 } from "@anubis/core";
 import type { HttpLimits, StreamCounter } from "./limits.ts";
-import { headerRecord } from "./header_record.ts";
+import { exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonResponse } from "./responses.ts";
 import type { SessionEntry, SessionTable } from "./session_table.ts";
@@ -124,24 +124,25 @@ export class LegacyEndpoint {
    *
    * @param request The HTTP request.
    * @param message The decoded message.
+   * @param context The middleware's facts.
    * @returns The response.
    */
-  async post(request: Request, message: JsonRpcMessage): Promise<Response> {
+  async post(
+    request: Request,
+    message: JsonRpcMessage,
+    context?: RequestContext,
+  ): Promise<Response> {
     const id = requestIdOf(message);
     const isRequest = id !== null;
     if (isRequest && !this.#acceptsBoth(request)) {
       return notAcceptable(id, "application/json and text/event-stream");
     }
     if (isRequest && "method" in message && message.method === "initialize") {
-      return await this.#initialize(request, message);
+      return await this.#initialize(request, message, context);
     }
-    const found = await this.#lookup(request, id);
+    const found = await this.#lookup(request, id, context);
     if (found instanceof Response) return found;
-    const exchange: Exchange = {
-      session: found.session,
-      transport: "http",
-      headers: headerRecord(request.headers),
-    };
+    const exchange: Exchange = { ...exchangeOf(request, context), session: found.session };
     if (!isRequest) {
       await this.#engine.handle(message, exchange);
       await this.#persist(found);
@@ -160,9 +161,14 @@ export class LegacyEndpoint {
    *
    * @param request The HTTP request.
    * @param entries The classified batch entries.
+   * @param context The middleware's facts.
    * @returns The response (the responses as one array, or 202).
    */
-  async batch(request: Request, entries: readonly Decoded[]): Promise<Response> {
+  async batch(
+    request: Request,
+    entries: readonly Decoded[],
+    context?: RequestContext,
+  ): Promise<Response> {
     const messages: JsonRpcMessage[] = [];
     const errors: JsonRpcMessage[] = [];
     for (const entry of entries) {
@@ -195,7 +201,7 @@ export class LegacyEndpoint {
     if (hasRequest && !this.#acceptsBoth(request)) {
       return notAcceptable(null, "application/json and text/event-stream");
     }
-    const found = await this.#lookup(request, null);
+    const found = await this.#lookup(request, null, context);
     if (found instanceof Response) return found;
     const dialect = found.session.dialect!;
     if (!dialect.transportRules.batching) {
@@ -206,11 +212,7 @@ export class LegacyEndpoint {
         `JSON-RPC batches are not supported by protocol ${dialect.version}`,
       );
     }
-    const exchange: Exchange = {
-      session: found.session,
-      transport: "http",
-      headers: headerRecord(request.headers),
-    };
+    const exchange: Exchange = { ...exchangeOf(request, context), session: found.session };
     return await respond(async (emit) => {
       const responses = await this.#engine.handleBatch(messages, { ...exchange, emit });
       await this.#persist(found);
@@ -224,15 +226,16 @@ export class LegacyEndpoint {
    * after `Last-Event-ID` when an event store is configured.
    *
    * @param request The HTTP request.
+   * @param context The middleware's facts (for a session restored on the way).
    * @returns The SSE response, or an error.
    */
-  async get(request: Request): Promise<Response> {
+  async get(request: Request, context?: RequestContext): Promise<Response> {
     const unsupported = this.#statelessOnly(request);
     if (unsupported) return unsupported;
     if (!accepts(request.headers.get("accept"), "text/event-stream")) {
       return notAcceptable(null, "text/event-stream");
     }
-    const found = await this.#lookup(request, null);
+    const found = await this.#lookup(request, null, context);
     if (found instanceof Response) return found;
     const { session, stream: standalone } = found;
     const release = this.#streams.acquire();
@@ -266,12 +269,13 @@ export class LegacyEndpoint {
    * retry.
    *
    * @param request The HTTP request.
+   * @param context The middleware's facts (for a session restored on the way).
    * @returns 200, or an error.
    */
-  async delete(request: Request): Promise<Response> {
+  async delete(request: Request, context?: RequestContext): Promise<Response> {
     const unsupported = this.#statelessOnly(request);
     if (unsupported) return unsupported;
-    const found = await this.#lookup(request, null);
+    const found = await this.#lookup(request, null, context);
     if (found instanceof Response) return found;
     try {
       await this.#sessions.end(found);
@@ -287,7 +291,11 @@ export class LegacyEndpoint {
     return new Response(null, { status: 200 });
   }
 
-  async #initialize(request: Request, message: JsonRpcMessage): Promise<Response> {
+  async #initialize(
+    request: Request,
+    message: JsonRpcMessage,
+    context?: RequestContext,
+  ): Promise<Response> {
     const id = requestIdOf(message);
     const entry = this.#sessions.create();
     if (!entry) {
@@ -296,9 +304,8 @@ export class LegacyEndpoint {
       });
     }
     const reply = await this.#engine.handle(message, {
+      ...exchangeOf(request, context),
       session: entry.session,
-      transport: "http",
-      headers: headerRecord(request.headers),
     });
     if (!reply || "error" in reply.message) {
       this.#sessions.discard(entry);
@@ -317,7 +324,11 @@ export class LegacyEndpoint {
   }
 
   /** Finds the session of the request, or the error response that answers it. */
-  async #lookup(request: Request, id: RequestId | null): Promise<SessionEntry | Response> {
+  async #lookup(
+    request: Request,
+    id: RequestId | null,
+    context?: RequestContext,
+  ): Promise<SessionEntry | Response> {
     const sessionId = request.headers.get("mcp-session-id")?.trim();
     if (!sessionId) {
       return errorResponseOf(
@@ -329,10 +340,7 @@ export class LegacyEndpoint {
     }
     let entry: SessionEntry | undefined;
     try {
-      entry = await this.#sessions.find(sessionId, {
-        transport: "http",
-        headers: headerRecord(request.headers),
-      });
+      entry = await this.#sessions.find(sessionId, exchangeOf(request, context));
     } catch (error) {
       console.error("anubis: session store failed loading a session:", error);
       return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");

@@ -22,6 +22,7 @@ export * from "./limits.ts";
 export * from "./origin.ts";
 export * from "./headers.ts";
 export * from "./header_record.ts";
+export * from "./request_context.ts";
 export * from "./body.ts";
 export * from "./responses.ts";
 export * from "./respond.ts";

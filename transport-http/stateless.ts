@@ -16,7 +16,7 @@ import {
 } from "@anubis/core";
 import type { HttpLimits, StreamCounter } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
-import { headerRecord } from "./header_record.ts";
+import { exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf } from "./responses.ts";
 
@@ -114,12 +114,14 @@ export class StatelessEndpoint {
    * @param request The HTTP request.
    * @param message The message, which claims the stateless era.
    * @param version The claimed version.
+   * @param context The middleware's facts.
    * @returns The response: 400 from the ladder, 202 for a notification, else JSON or SSE.
    */
   async post(
     request: Request,
     message: JsonRpcRequest | JsonRpcNotification,
     version: unknown,
+    context?: RequestContext,
   ): Promise<Response> {
     const engine = this.#engine;
     const id = "id" in message ? message.id : null;
@@ -129,9 +131,9 @@ export class StatelessEndpoint {
       const error = engine.validateEnvelope(message) ?? refused;
       return errorResponseOf(400, id, error.code, error.message, error.data);
     }
-    const headers = headerRecord(request.headers);
+    const exchange = exchangeOf(request, context);
     if (!("id" in message)) {
-      await engine.handle(message, { transport: "http", headers });
+      await engine.handle(message, exchange);
       return accepted();
     }
     let release: (() => void) | undefined;
@@ -143,7 +145,7 @@ export class StatelessEndpoint {
     }
     return await respond(async (emit, signal) => {
       try {
-        const reply = await engine.handle(message, { transport: "http", headers, emit, signal });
+        const reply = await engine.handle(message, { ...exchange, emit, signal });
         if (reply) return { body: reply.message, status: reply.status };
         if (!this.#closed) return undefined;
         return {

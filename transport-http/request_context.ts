@@ -1,0 +1,65 @@
+/**
+ * What a middleware hands the handler along with a request (assigns and
+ * authentication facts), and the engine `Exchange` built from both.
+ *
+ * @module
+ */
+
+import type { Exchange } from "@anubis/core";
+import { headerRecord } from "./header_record.ts";
+
+/**
+ * Facts a middleware attached to a request, passed as the handler's second
+ * argument; handlers see them as `frame.context.assigns` (merged into the
+ * session's assigns in the legacy era) and `frame.context.authInfo`.
+ *
+ * @example
+ * ```ts
+ * import type { RequestContext } from "@anubis/transport-http";
+ * const context: RequestContext = { assigns: { userId: 7 }, authInfo: { scopes: ["read"] } };
+ * ```
+ */
+export interface RequestContext {
+  /** User data for the frame. */
+  assigns?: Record<string, unknown>;
+  /** Authentication facts (a verified token's claims, say). */
+  authInfo?: unknown;
+}
+
+/**
+ * The second argument `Deno.serve` passes to a handler, accepted (and
+ * ignored) so the handler can be given to `Deno.serve` directly.
+ *
+ * @example
+ * ```ts
+ * import type { ServeInfoLike } from "@anubis/transport-http";
+ * const info: ServeInfoLike = { remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 1 } };
+ * ```
+ */
+export interface ServeInfoLike {
+  /** The client's address. */
+  readonly remoteAddr: unknown;
+}
+
+/**
+ * The engine exchange of an HTTP request: its headers (a view, not a copy)
+ * and the middleware's facts.
+ *
+ * @param request The request.
+ * @param context The middleware's facts, if any.
+ * @returns The exchange (without a session, an emitter or a signal).
+ *
+ * @example
+ * ```ts
+ * import { exchangeOf } from "@anubis/transport-http";
+ * const request = new Request("http://localhost/mcp", { headers: { "x-user": "ada" } });
+ * const exchange = exchangeOf(request, { assigns: { plan: "pro" } });
+ * console.log(exchange.headers?.["x-user"], exchange.assigns?.plan); // ada pro
+ * ```
+ */
+export function exchangeOf(request: Request, context?: RequestContext): Exchange {
+  const exchange: Exchange = { transport: "http", headers: headerRecord(request.headers) };
+  if (context?.assigns) exchange.assigns = context.assigns;
+  if (context?.authInfo !== undefined) exchange.authInfo = context.authInfo;
+  return exchange;
+}
