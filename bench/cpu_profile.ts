@@ -51,6 +51,7 @@ const AREAS: [string, (url: string, name: string) => boolean][] = [
     (url, name) => /^ext:deno_(http|fetch|webidl)/.test(url) || name.startsWith("op_http"),
   ],
   ["stdio writes and reads", (_, name) => name === "op_write_all" || name === "op_read"],
+  ["Web streams", (url) => url.includes("06_streams")],
   ["other runtime", () => true],
 ];
 
