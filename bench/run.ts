@@ -420,9 +420,18 @@ async function environment(): Promise<string[]> {
     `kernel ${(await text("uname", ["-r"]))}; load average at start ${await loadAverage()}`,
     `- Versions: Deno ${Deno.version.deno} (V8 ${Deno.version.v8}), ` +
     `${(await text("wrk", ["--version"])).split("\n")[0].split(" [")[0]}, ` +
-    `anubis at ${await text("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"])}; peers ${pins}`,
+    `anubis at ${await text("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"])}` +
+    `${await uncommitted()}; peers ${pins}`,
     `- Command: \`deno task bench${Deno.args.length ? " " + Deno.args.join(" ") : ""}\``,
   ];
+}
+
+/** Notes source files outside bench/ that differ from HEAD (work in progress was measured). */
+async function uncommitted(): Promise<string> {
+  const status = await text("git", ["-C", ROOT, "status", "--porcelain", "--untracked-files=no"]);
+  const changed = status.split("\n").map((line) => line.trim().split(/\s+/).at(-1) ?? "")
+    .filter((path) => path.endsWith(".ts") && !path.startsWith("bench/"));
+  return changed.length === 0 ? "" : ` plus uncommitted changes to ${changed.join(", ")}`;
 }
 
 async function loadAverage(): Promise<string> {
