@@ -164,7 +164,8 @@ const sessionsTable = () =>
   httpTable(
     "sessions",
     "HTTP: legacy session creation (initialize + notifications/initialized)",
-    "req/s here is sessions per second (two requests each); latencies mix both requests. " +
+    "req/s here is sessions per second (two requests each); latencies and CPU time are per " +
+      "HTTP request, mixing both kinds. " +
       "The raw row answers initialize with a fixed result and a random session id. This SDK " +
       "runs as the bare handler with its live-session bound (default 10,000) raised to " +
       "1,000,000, since the run opens more sessions than that and never closes them.",
