@@ -38,6 +38,7 @@ export async function startServer(args: string[], timeoutMs = 30_000): Promise<R
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  track(child);
   const stop = () => endProcess(child);
   const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   const deadline = AbortSignal.timeout(timeoutMs);
@@ -68,6 +69,23 @@ export async function startServer(args: string[], timeoutMs = 30_000): Promise<R
   await stop();
   const said = seen.trim().split("\n").at(-1) || "no output";
   throw new Error(`deno ${args.join(" ")} did not start: ${said.slice(0, 300)}`);
+}
+
+const children = new Set<Deno.ChildProcess>();
+
+/**
+ * Remembers a child until it exits, so {@link endAll} can end it.
+ *
+ * @param child The child.
+ */
+export function track(child: Deno.ChildProcess): void {
+  children.add(child);
+  child.status.finally(() => children.delete(child));
+}
+
+/** Ends every child still running (the orchestrator's time limit). */
+export async function endAll(): Promise<void> {
+  await Promise.all([...children].map((child) => endProcess(child, 500)));
 }
 
 /**

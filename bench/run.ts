@@ -12,7 +12,7 @@
 import { measureColdStart } from "./cold_start.ts";
 import { haveWrk, loadPost, loadSessionCreation } from "./http_load.ts";
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
-import { cpuMicros, ROOT, type RunningServer, startServer } from "./process.ts";
+import { cpuMicros, endAll, ROOT, type RunningServer, startServer } from "./process.ts";
 import {
   checkTargets,
   renderOutcomes,
@@ -38,6 +38,8 @@ const http: LoadShape = { connections: CONNECTIONS, seconds, warmupSeconds: 1 };
 const ROUNDS = quick ? 1 : 3;
 const SESSIONS = quick ? 1000 : 10_000;
 const COLD_REPETITIONS = quick ? 2 : 5;
+/** The whole run stops after this many seconds, finished or not. */
+const TIME_LIMIT_S = quick ? 300 : 600;
 
 const wanted = (key: string) => !only || only.includes(key);
 const log = (line: string) => console.error(`bench: ${line}`);
@@ -445,6 +447,12 @@ if (import.meta.main) {
     Deno.exit(1);
   }
   const started = performance.now();
+  // Bounded in time whatever happens: past the limit, end every child and stop.
+  const watchdog = setTimeout(async () => {
+    log(`over the ${TIME_LIMIT_S} s limit: stopping`);
+    await endAll();
+    Deno.exit(1);
+  }, TIME_LIMIT_S * 1000);
   const header = await environment();
   const tables: Table[] = [];
   if (wanted("stateless")) tables.push(await statelessTable());
@@ -483,4 +491,5 @@ if (import.meta.main) {
   await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", out], cwd: ROOT }).output();
   console.log(report);
   log(`wrote ${out} in ${took} s`);
+  clearTimeout(watchdog);
 }

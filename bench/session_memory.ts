@@ -39,7 +39,10 @@ async function openMany(url: string, count: number, inFlight: number): Promise<s
 
 /** Asks the server to collect garbage (its `/__bench/gc` hook) and reads its memory. */
 async function collect(server: RunningServer): Promise<{ rss: number; heapUsed: number }> {
-  const response = await fetch(new URL("/__bench/gc", server.url), { method: "POST" });
+  const response = await fetch(new URL("/__bench/gc", server.url), {
+    method: "POST",
+    signal: AbortSignal.timeout(30_000),
+  });
   if (!response.ok) throw new Error(`GC hook answered ${response.status}`);
   const usage = await response.json();
   await settle(200);

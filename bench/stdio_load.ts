@@ -7,7 +7,7 @@
  */
 
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
-import { endProcess, ROOT } from "./process.ts";
+import { endProcess, ROOT, track } from "./process.ts";
 import { statelessCall } from "./wire.ts";
 
 /**
@@ -25,6 +25,7 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
     stdout: "piped",
     stderr: "null",
   }).spawn();
+  track(child);
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   const sentAt = new Map<number, number>();

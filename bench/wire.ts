@@ -11,6 +11,9 @@ export const STATELESS_VERSION = "2026-07-28";
 /** The legacy protocol version. */
 export const LEGACY_VERSION = "2025-11-25";
 
+/** How long any single request of the harness may take before it fails. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
 /** The arguments of every `echo` call. */
 const ECHO_ARGS = { text: "hi" };
 
@@ -154,7 +157,12 @@ export async function openSession(
   url: string,
 ): Promise<{ sessionId?: string; version: string }> {
   const init = legacyInitialize();
-  const response = await fetch(url, { method: "POST", headers: init.headers, body: init.body });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: init.headers,
+    body: init.body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   const message = parseBody(await response.text());
   if (!response.ok || !message.result) {
     throw new Error(`initialize failed: ${response.status} ${JSON.stringify(message)}`);
@@ -162,7 +170,12 @@ export async function openSession(
   const sessionId = response.headers.get("mcp-session-id") ?? undefined;
   const version = String((message.result as { protocolVersion?: string }).protocolVersion);
   const done = legacyInitialized(sessionId, version);
-  const ack = await fetch(url, { method: "POST", headers: done.headers, body: done.body });
+  const ack = await fetch(url, {
+    method: "POST",
+    headers: done.headers,
+    body: done.body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   await ack.body?.cancel();
   if (!ack.ok) throw new Error(`notifications/initialized failed: ${ack.status}`);
   return { sessionId, version };
@@ -183,6 +196,7 @@ export async function post(
     method: "POST",
     headers: request.headers,
     body: request.body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   return { status: response.status, message: parseBody(await response.text()) };
 }

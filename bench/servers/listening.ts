@@ -2,7 +2,7 @@
  * How every benchmark HTTP server serves: `Deno.serve` on loopback with a
  * free port, one line on stderr once it accepts connections (the same shape
  * `cli serve --http` prints, which the orchestrator waits for), and a quiet
- * exit on SIGTERM/SIGINT.
+ * exit on SIGTERM/SIGINT, or on its own after `BENCH_MAX_SECONDS` (600).
  *
  * Started with `--v8-flags=--expose-gc` (memory runs only), a server also
  * answers `POST /__bench/gc`: it collects garbage and returns
@@ -39,6 +39,9 @@ export function serveBench(name: string, handler: Handler): void {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     Deno.addSignalListener(signal, () => Deno.exit(0));
   }
+  // Never outlive a lost orchestrator by long: stop after BENCH_MAX_SECONDS (10 minutes).
+  const lifetime = Number(Deno.env.get("BENCH_MAX_SECONDS") ?? 600) * 1000;
+  Deno.unrefTimer(setTimeout(() => Deno.exit(3), lifetime));
   Deno.serve({
     hostname: "127.0.0.1",
     port: Number(Deno.env.get("BENCH_PORT") ?? 0),
