@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Exchange } from "./engine.ts";
+import type { Exchange } from "./exchange.ts";
 import { Frame, type FrameContext } from "./frame.ts";
 import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
 import type { McpServer } from "./server.ts";

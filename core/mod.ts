@@ -31,5 +31,6 @@ export * from "./server.ts";
 export * from "./frame.ts";
 export * from "./session.ts";
 export * from "./subscriptions.ts";
+export * from "./exchange.ts";
 export * from "./engine.ts";
 export * from "./session_persistence.ts";

@@ -1,0 +1,119 @@
+/**
+ * Dispatch of one request to its handler: the server's `handleRequest`
+ * wrapper when defined, then the default routing (method and capability
+ * checks, params validation, the built-in methods and the component routes).
+ *
+ * @module
+ */
+
+import type { Dialect } from "./dialect.ts";
+import { ErrorCode, McpError } from "./errors.ts";
+import type { Frame } from "./frame.ts";
+import type { JsonRpcRequest } from "./json_rpc.ts";
+import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./routes.ts";
+import * as s from "./schema.ts";
+import { type McpServer, NO_REPLY } from "./server.ts";
+import type { Session } from "./session.ts";
+import type { LogLevel } from "./types.ts";
+
+/** What dispatch needs of the engine: the server and the versions `server/discover` names. */
+export interface DispatchTarget {
+  /** The server served. */
+  readonly server: McpServer;
+  /** The versions served, newest first. */
+  supportedVersions(): string[];
+}
+
+/** Carries a handler's `NO_REPLY` out of the routing. */
+export class NoReply extends Error {}
+
+const UNWRAPPED = new Set(["initialize", "ping", "server/discover", "subscriptions/listen"]);
+
+const methodSets = new WeakMap<Dialect, Set<string>>();
+function methodSet(dialect: Dialect): Set<string> {
+  let set = methodSets.get(dialect);
+  if (!set) methodSets.set(dialect, set = new Set(dialect.requestMethods));
+  return set;
+}
+
+/** Runs a request through `handleRequest` (when defined) and the default routing. */
+export function dispatch(
+  target: DispatchTarget,
+  request: JsonRpcRequest,
+  dialect: Dialect,
+  frame: Frame,
+  session?: Session,
+): Promise<Record<string, unknown>> {
+  const { method } = request;
+  const known = methodSet(dialect).has(method);
+  const handleRequest = target.server.definition.handleRequest;
+  if (!known && !handleRequest) throw notFound(method);
+  const next = () => route(target, request, dialect, frame, session, known);
+  if (!handleRequest || UNWRAPPED.has(method)) return next();
+  return Promise.resolve(handleRequest(request, frame, next)).then((result) => {
+    if (result === NO_REPLY) throw new NoReply();
+    return result;
+  });
+}
+
+async function route(
+  target: DispatchTarget,
+  request: JsonRpcRequest,
+  dialect: Dialect,
+  frame: Frame,
+  session: Session | undefined,
+  known: boolean,
+): Promise<Record<string, unknown>> {
+  const { method } = request;
+  if (!known) throw notFound(method);
+  const capability = REQUIRED_CAPABILITY[method];
+  const server = target.server;
+  const caps = server.capabilities;
+  if (capability && !caps[capability]) throw notFound(method);
+  const params = request.params ?? {};
+  const schema = dialect.requestParamsSchema(method);
+  if (schema) {
+    const checked = s.validate(schema, params);
+    if (!checked.ok) {
+      throw new McpError(
+        ErrorCode.INVALID_PARAMS,
+        `Invalid params: ${s.formatIssues(checked.issues)}`,
+      );
+    }
+  }
+  switch (method) {
+    case "ping":
+      return {};
+    case "server/discover": {
+      const result: Record<string, unknown> = {
+        supportedVersions: target.supportedVersions(),
+        capabilities: dialect.serverCapabilities(caps),
+      };
+      const text = await instructions(server, frame);
+      if (text !== undefined) result.instructions = text;
+      return result;
+    }
+    case "logging/setLevel":
+      session!.logLevel = params.level as LogLevel;
+      return {};
+    case "resources/subscribe":
+    case "resources/unsubscribe":
+      if (!caps.resources?.subscribe) throw notFound(method);
+      if (method === "resources/subscribe") session!.subscriptions.add(params.uri as string);
+      else session!.subscriptions.delete(params.uri as string);
+      return {};
+  }
+  const handler = DEFAULT_ROUTES[method];
+  if (!handler) throw notFound(method);
+  return handler({ server, dialect, frame, request, params });
+}
+
+/** The server's instructions for this frame, if any. */
+export async function instructions(server: McpServer, frame: Frame): Promise<string | undefined> {
+  const defined = server.definition.instructions;
+  return typeof defined === "function" ? await defined(frame) : defined;
+}
+
+function notFound(method: string): McpError {
+  return new McpError(ErrorCode.METHOD_NOT_FOUND, `Method not found: ${method}`);
+}

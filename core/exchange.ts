@@ -1,0 +1,53 @@
+/**
+ * What a transport hands the engine with each message ({@link Exchange}) and
+ * what it gets back for a request ({@link Reply}).
+ *
+ * @module
+ */
+
+import type { JsonRpcMessage, JsonRpcResponse } from "./json_rpc.ts";
+import type { Session } from "./session.ts";
+
+/**
+ * One inbound message's surroundings, given by the transport.
+ *
+ * @example
+ * ```ts
+ * import type { Exchange } from "@anubis/core";
+ * const exchange: Exchange = { transport: "http", headers: { "user-agent": "x" } };
+ * ```
+ */
+export interface Exchange {
+  /** The legacy session of the connection (stdio) or of the `Mcp-Session-Id` (HTTP). */
+  session?: Session;
+  /** The transport kind. */
+  transport: string;
+  /** Request headers, lowercased. */
+  headers?: Record<string, string>;
+  /** What a middleware attached to the request. */
+  assigns?: Record<string, unknown>;
+  /** Authentication facts a middleware attached. */
+  authInfo?: unknown;
+  /** Writes a message related to this request (progress, logs, server requests). */
+  emit?: (message: JsonRpcMessage) => void | Promise<void>;
+  /** Aborts when the transport's request is cancelled (stateless HTTP: the client disconnected). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The engine's answer to a request: the response and the HTTP status a
+ * transport should use (stateless-era envelope errors are 400, unknown
+ * methods 404; everything else 200).
+ *
+ * @example
+ * ```ts
+ * import type { Reply } from "@anubis/core";
+ * const reply: Reply = { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
+ * ```
+ */
+export interface Reply {
+  /** The JSON-RPC response. */
+  message: JsonRpcResponse;
+  /** The suggested HTTP status. */
+  status: number;
+}

@@ -1,0 +1,132 @@
+/**
+ * How a legacy session gets its dialect: the `initialize` handshake, and the
+ * restoring of a stored session (`handleSessionExpired`, or `init` as on a
+ * handshake).
+ *
+ * @module
+ */
+
+import { instructions } from "./dispatch.ts";
+import type { Engine } from "./engine.ts";
+import { ErrorCode, McpError } from "./errors.ts";
+import type { Exchange, Reply } from "./exchange.ts";
+import type { JsonRpcRequest } from "./json_rpc.ts";
+import { resultResponse } from "./json_rpc.ts";
+import { legacyFrame } from "./legacy_frame.ts";
+import { encodeContext, errorReply } from "./reply.ts";
+import * as s from "./schema.ts";
+import type { Session, SessionOptions } from "./session.ts";
+import type { SessionRecord } from "./session_store.ts";
+import type { ClientCapabilities, Implementation } from "./types.ts";
+
+/** A signal that never aborts, for frames outside a cancellable request. */
+export const NEVER: AbortSignal = new AbortController().signal;
+
+/** Serves `initialize` on the exchange's session. */
+export async function initialize(
+  engine: Engine,
+  request: JsonRpcRequest,
+  exchange: Exchange,
+): Promise<Reply> {
+  const session = exchange.session;
+  if (!session) {
+    return errorReply(
+      request,
+      new McpError(ErrorCode.INVALID_REQUEST, "No session to initialize"),
+    );
+  }
+  if (session.dialect) {
+    return errorReply(
+      request,
+      new McpError(ErrorCode.INVALID_REQUEST, "Session already initialized"),
+    );
+  }
+  const { registry, server } = engine;
+  const newest = registry.get(registry.versions("legacy")[0]);
+  const schema = newest?.requestParamsSchema("initialize");
+  const params = request.params ?? {};
+  const checked = schema ? s.validate(schema, params) : { ok: true as const };
+  if (!checked.ok) {
+    return errorReply(
+      request,
+      new McpError(
+        ErrorCode.INVALID_PARAMS,
+        `Invalid initialize params: ${s.formatIssues(checked.issues)}`,
+      ),
+    );
+  }
+  const dialect = registry.negotiate(params.protocolVersion, engine.supportedVersions());
+  if (!dialect) {
+    return errorReply(
+      request,
+      new McpError(ErrorCode.INVALID_PARAMS, "Unsupported protocol version", {
+        supported: engine.supportedVersions(),
+        requested: params.protocolVersion,
+      }),
+    );
+  }
+  session.dialect = dialect;
+  session.clientInfo = (params.clientInfo ?? {}) as Implementation;
+  session.clientCapabilities = (params.capabilities ?? {}) as ClientCapabilities;
+  const frame = legacyFrame(server, session, exchange, "initialize", request, NEVER);
+  try {
+    await server.definition.init?.(session.clientInfo as Implementation, frame);
+    const result: Record<string, unknown> = {
+      protocolVersion: dialect.version,
+      capabilities: dialect.serverCapabilities(server.capabilities),
+      serverInfo: server.info,
+    };
+    const text = await instructions(server, frame);
+    if (text !== undefined) result.instructions = text;
+    return {
+      message: resultResponse(
+        request.id,
+        dialect.encodeResult("initialize", result, encodeContext(server)),
+      ),
+      status: 200,
+    };
+  } catch (error) {
+    // A rejected handshake leaves the session uninitialized; the transport drops it.
+    session.dialect = undefined;
+    return errorReply(request, error);
+  }
+}
+
+/** Restores a stored session; see `Engine.restoreSession`. */
+export async function restoreSession(
+  engine: Engine,
+  record: SessionRecord,
+  options: SessionOptions,
+  exchange: Exchange,
+): Promise<Session> {
+  const dialect = engine.dialect(record.protocolVersion, "legacy");
+  if (!dialect) {
+    throw new McpError(
+      ErrorCode.INTERNAL_ERROR,
+      `Stored session uses unserved version ${record.protocolVersion}`,
+    );
+  }
+  const server = engine.server;
+  const session = engine.createSession({ ...options, id: record.id });
+  session.dialect = dialect;
+  session.clientInfo = record.clientInfo;
+  session.clientCapabilities = record.clientCapabilities;
+  session.initialized = record.initialized;
+  session.logLevel = record.logLevel;
+  for (const uri of record.subscriptions) session.subscriptions.add(uri);
+  session.assigns.value = { ...record.assigns };
+  const frame = legacyFrame(server, session, exchange, "session/restore", undefined, NEVER);
+  try {
+    const expired = server.definition.handleSessionExpired;
+    if (expired) {
+      const accepted = await expired(record.id, frame);
+      if (accepted?.clientInfo) session.clientInfo = accepted.clientInfo;
+    } else {
+      await server.definition.init?.(session.clientInfo as Implementation, frame);
+    }
+  } catch (error) {
+    engine.dropSession(session);
+    throw McpError.from(error);
+  }
+  return session;
+}

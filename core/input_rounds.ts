@@ -1,0 +1,73 @@
+/**
+ * The multi round-trip runner of the stateless era: a request that may ask
+ * the client for input (`tools/call`, `prompts/get`, `resources/read`) runs
+ * with the answers the retry carries; when the handler needs an answer it
+ * does not have, it is parked and the request is answered `input_required`
+ * with a sealed `requestState` for the next round.
+ *
+ * @module
+ */
+
+import type { InputCollector } from "./frame.ts";
+import type { JsonRpcRequest } from "./json_rpc.ts";
+import type { McpServer } from "./server.ts";
+
+/** The methods whose handlers may ask for input in the stateless era. */
+export const MRTR_METHODS: ReadonlySet<string> = new Set([
+  "tools/call",
+  "prompts/get",
+  "resources/read",
+]);
+
+/**
+ * Runs a multi round-trip capable request: answers in, `input_required` out.
+ *
+ * @param server The server (its `requestState` seals and opens the state).
+ * @param request The request.
+ * @param run Starts the handler's work once the answers are known.
+ * @param inputs The collector the frame asks through.
+ * @param controller Aborted when the handler is parked.
+ * @returns The handler's result, or the `input_required` result.
+ */
+export async function withInputs(
+  server: McpServer,
+  request: JsonRpcRequest,
+  run: () => Promise<Record<string, unknown>>,
+  inputs: InputCollector,
+  controller: AbortController,
+): Promise<Record<string, unknown>> {
+  const params = request.params!;
+  const target = String(request.method === "resources/read" ? params.uri : params.name);
+  let round = 0;
+  let carried: Record<string, unknown> = {};
+  if (typeof params.requestState === "string") {
+    const state = await server.requestState.open(params.requestState, request.method, target);
+    carried = state.answers;
+    Object.assign(inputs.answers, carried);
+    round = state.round;
+  }
+  Object.assign(inputs.answers, params.inputResponses as Record<string, unknown> | undefined);
+  const work = run();
+  const parked = inputs.requested.then(() =>
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), 0))
+  );
+  const result = await Promise.race([work, parked]);
+  if (result !== undefined) return result;
+  work.catch(() => {});
+  controller.abort("input required");
+  // Earlier rounds' answers plus the ones this round used; unknown extra
+  // keys the client sent are not carried on.
+  const answers: Record<string, unknown> = { ...carried };
+  for (const key of inputs.used) answers[key] = inputs.answers[key];
+  for (const key of inputs.pending.keys()) delete answers[key];
+  return {
+    resultType: "input_required",
+    inputRequests: Object.fromEntries(inputs.pending),
+    requestState: await server.requestState.seal({
+      method: request.method,
+      target,
+      answers,
+      round: round + 1,
+    }),
+  };
+}

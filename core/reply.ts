@@ -1,0 +1,49 @@
+/**
+ * How the engine turns results and thrown errors into a {@link Reply}: the
+ * error response and its HTTP status, and the context results are encoded
+ * with.
+ *
+ * @module
+ */
+
+import { CACHEABLE_METHODS, type EncodeContext } from "./dialect.ts";
+import { ErrorCode, McpError } from "./errors.ts";
+import type { Reply } from "./exchange.ts";
+import type { Frame } from "./frame.ts";
+import { errorResponse, type JsonRpcRequest } from "./json_rpc.ts";
+import type { McpServer } from "./server.ts";
+import type { Era } from "./types.ts";
+
+const STATUS_400 = new Set<number>([
+  ErrorCode.HEADER_MISMATCH,
+  ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
+  ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+]);
+
+/** Marks an error found in the request envelope, answered with HTTP 400. */
+export class EnvelopeError extends McpError {}
+
+/** The error reply to a request; stateless-era errors get their HTTP status. */
+export function errorReply(request: JsonRpcRequest, thrown: unknown, era: Era = "legacy"): Reply {
+  const error = McpError.from(thrown);
+  let status = 200;
+  if (era === "stateless") {
+    if (thrown instanceof EnvelopeError || STATUS_400.has(error.code)) status = 400;
+    else if (error.code === ErrorCode.METHOD_NOT_FOUND) status = 404;
+  }
+  return { message: errorResponse(request.id, error.code, error.message, error.data), status };
+}
+
+/** What a dialect's `encodeResult` needs: server info, the cache hint, and whether this is a retry. */
+export function encodeContext(
+  server: McpServer,
+  method?: string,
+  frame?: Frame,
+  retry = false,
+): EncodeContext {
+  const hints = server.definition.cacheHints;
+  const cacheHint = method && frame && hints && CACHEABLE_METHODS.has(method)
+    ? hints(method, frame)
+    : undefined;
+  return { serverInfo: server.info, cacheHint, retry };
+}
