@@ -125,6 +125,24 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+// Children are checked at a shared empty path and the parent prefixes its key
+// onto only the issues they add, so the success path allocates no paths.
+const HERE: Path = Object.freeze([]);
+
+function checkAt(
+  child: Schema<unknown>,
+  value: unknown,
+  path: Path,
+  key: string | number,
+  issues: Issue[],
+): void {
+  const before = issues.length;
+  child.check(value, HERE, issues);
+  for (let i = before; i < issues.length; i++) {
+    issues[i] = { path: [...path, key, ...issues[i].path], message: issues[i].message };
+  }
+}
+
 function schema<T>(kind: string, check: Schema<T>["check"]): Schema<T> {
   return { kind, check };
 }
@@ -324,7 +342,7 @@ export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[
     if (options.minItems !== undefined && value.length < options.minItems) {
       issues.push({ path, message: `must have at least ${options.minItems} items` });
     }
-    for (let i = 0; i < value.length; i++) item.check(value[i], [...path, i], issues);
+    for (let i = 0; i < value.length; i++) checkAt(item, value[i], path, i, issues);
   });
 }
 
@@ -347,7 +365,7 @@ export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
       return;
     }
     for (const key in input) {
-      value.check((input as Record<string, unknown>)[key], [...path, key], issues);
+      checkAt(value, (input as Record<string, unknown>)[key], path, key, issues);
     }
   });
 }
@@ -407,7 +425,8 @@ export interface ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>> {
 }
 
 function objectSchema<S extends Shape>(shape: S, strict: boolean): ObjectSchema<S> {
-  const entries = Object.entries(shape);
+  const keys = Object.keys(shape);
+  const properties = Object.values(shape);
   return {
     kind: "object",
     shape,
@@ -418,12 +437,13 @@ function objectSchema<S extends Shape>(shape: S, strict: boolean): ObjectSchema<
         return;
       }
       const input = value as Record<string, unknown>;
-      for (const [key, property] of entries) {
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i], property = properties[i];
         const v = input[key];
         if (v === undefined && !(property as Partial<OptionalSchema<unknown>>).optional) {
           issues.push({ path: [...path, key], message: "is required" });
         } else {
-          property.check(v, [...path, key], issues);
+          checkAt(property, v, path, key, issues);
         }
       }
       if (strict) {

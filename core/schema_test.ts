@@ -53,3 +53,20 @@ Deno.test("extend keeps strictness and adds properties", () => {
   assert.equal(s.validate(extended, { a: "x", b: 1 }).ok, true);
   assert.equal(s.validate(extended, { a: "x", c: 1 }).ok, false);
 });
+
+Deno.test("nested issues carry their full path from the root", () => {
+  const schema = s.object({
+    a: s.array(s.object({ b: s.string() })),
+    r: s.record(s.object({ n: s.number() })),
+  });
+  assert.deepEqual(s.validate(schema, { a: [{ b: "x" }, { b: 1 }], r: { k: { n: "1" } } }), {
+    ok: false,
+    issues: [
+      { path: ["a", 1, "b"], message: "expected a string, got a number" },
+      { path: ["r", "k", "n"], message: "expected a number, got a string" },
+    ],
+  });
+  const issues: s.Issue[] = [];
+  schema.check({ a: [{}], r: {} }, ["params"], issues);
+  assert.deepEqual(issues, [{ path: ["params", "a", 0, "b"], message: "is required" }]);
+});
