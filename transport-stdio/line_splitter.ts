@@ -6,7 +6,8 @@
  */
 
 /**
- * One line, or a line that was dropped for being longer than the limit.
+ * One line (as bytes, or as text when {@link LineSplitter.pushText} could
+ * decode its chunk), or a line that was dropped for being longer than the limit.
  *
  * @example
  * ```ts
@@ -14,7 +15,10 @@
  * const line: Line = { bytes: new Uint8Array([123, 125]) };
  * ```
  */
-export type Line = { bytes: Uint8Array } | { tooLong: number };
+export type Line = { bytes: Uint8Array } | { text: string } | { tooLong: number };
+
+// BOMs are kept and removed per line below, as a per-line decode would.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Splits chunks on `\n` (a trailing `\r` is removed). A line longer than
@@ -66,6 +70,54 @@ export class LineSplitter {
   }
 
   /**
+   * Feeds a chunk, decoding the complete lines in it with one UTF-8 decode
+   * instead of one per line. Lines come back as text, except where the chunk
+   * holds invalid UTF-8 or could hold a line over the limit: those come back
+   * as `push` gives them, so each line is judged on its own.
+   *
+   * @param chunk The bytes read.
+   * @returns The lines completed by this chunk.
+   *
+   * @example
+   * ```ts
+   * import { LineSplitter } from "@anubis/transport-stdio";
+   * const splitter = new LineSplitter(1024);
+   * console.log(splitter.pushText(new TextEncoder().encode('{"a":1}\r\n{"b":2}\n'))); // [ { text: '{"a":1}' }, { text: '{"b":2}' } ]
+   * ```
+   */
+  pushText(chunk: Uint8Array): Line[] {
+    let start = 0;
+    let lines: Line[] = [];
+    if (this.#size > 0 || this.#skipping) {
+      // The first newline completes a line begun in an earlier chunk.
+      const first = chunk.indexOf(10);
+      if (first === -1) return this.push(chunk);
+      lines = this.push(chunk.subarray(0, first + 1));
+      start = first + 1;
+    }
+    const last = chunk.lastIndexOf(10);
+    if (last >= start) {
+      const body = chunk.subarray(start, last + 1);
+      let text: string | undefined;
+      if (body.length <= this.#maxLineBytes) {
+        try {
+          text = utf8.decode(body);
+        } catch {
+          // Invalid UTF-8: each line is decoded (and answered) on its own.
+        }
+      }
+      if (text === undefined) {
+        for (const line of this.push(body)) lines.push(line);
+      } else {
+        splitText(text, lines);
+      }
+      start = last + 1;
+    }
+    if (start < chunk.length) this.#append(chunk.subarray(start));
+    return lines;
+  }
+
+  /**
    * The unterminated last line, at end of input.
    *
    * @returns The line, if any.
@@ -106,5 +158,18 @@ export class LineSplitter {
     }
     if (bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1);
     return bytes.length === 0 ? undefined : { bytes };
+  }
+}
+
+/** Splits text that ends with a newline into its non-empty lines. */
+function splitText(text: string, lines: Line[]): void {
+  let from = 0;
+  while (from < text.length) {
+    const newline = text.indexOf("\n", from);
+    let end = newline;
+    if (end > from && text.charCodeAt(end - 1) === 13) end--;
+    const start = text.charCodeAt(from) === 0xfeff && end > from ? from + 1 : from;
+    if (end > from) lines.push({ text: text.slice(start, end) });
+    from = newline + 1;
   }
 }

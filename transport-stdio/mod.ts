@@ -15,3 +15,4 @@
 
 export * from "./stdio_transport.ts";
 export * from "./line_splitter.ts";
+export * from "./line_writer.ts";

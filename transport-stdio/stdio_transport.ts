@@ -17,7 +17,8 @@ import {
   type Session,
 } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { LineSplitter } from "./line_splitter.ts";
+import { type Line, LineSplitter } from "./line_splitter.ts";
+import { LineWriter } from "./line_writer.ts";
 
 /**
  * Options of {@link serveStdio}.
@@ -49,7 +50,6 @@ export interface StdioOptions {
   redirectConsole?: boolean;
 }
 
-const encoder = new TextEncoder();
 const WHITESPACE = /^[\s]*$/;
 
 type DenoLike = {
@@ -102,15 +102,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     : undefined;
   const engine = new Engine(server, { registry: options.registry ?? createDefaultRegistry() });
   const writer = writable!.getWriter();
-  let writing: Promise<void> = Promise.resolve();
-  let broken = false;
-  const write = (message: unknown): Promise<void> => {
-    const bytes = encoder.encode(JSON.stringify(message) + "\n");
-    writing = writing.then(() => (broken ? undefined : writer.write(bytes))).catch(() => {
-      broken = true;
-    });
-    return writing;
-  };
+  const lines = new LineWriter(writer);
+  const write = (message: unknown): Promise<void> => lines.write(message);
   const session = engine.createSession({ transport: "stdio", onMessage: write });
   const exchange = { session, transport: "stdio", emit: write };
   const inflight = new Set<Promise<void>>();
@@ -124,7 +117,7 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
   const splitter = new LineSplitter(options.maxLineBytes ?? 64 * 1024 * 1024);
-  const dispatch = (line: ReturnType<LineSplitter["push"]>[number]) => {
+  const dispatch = (line: Line) => {
     if ("tooLong" in line) {
       write(
         errorResponse(
@@ -135,15 +128,16 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
       );
       return;
     }
-    const decoded = decodeMessage(line.bytes);
-    if (decoded.kind === "invalid" && isBlank(line.bytes)) return;
+    const payload = "text" in line ? line.text : line.bytes;
+    const decoded = decodeMessage(payload);
+    if (decoded.kind === "invalid" && isBlank(payload)) return;
     track(serveDecoded(engine, decoded, session, exchange, write));
   };
   try {
     while (true) {
       const { value, done } = await reader.read();
       if (done) break;
-      for (const line of splitter.push(value)) dispatch(line);
+      for (const line of splitter.pushText(value)) dispatch(line);
     }
   } catch {
     // A broken input ends serving like an end of input.
@@ -163,15 +157,16 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     clearTimeout(timer);
   }
   engine.dropSession(session);
-  await writing;
+  await lines.drained();
   if (!usesProcess || options.writable) await writer.close().catch(() => {});
   else writer.releaseLock();
   restoreConsole?.();
 }
 
-function isBlank(bytes: Uint8Array): boolean {
+function isBlank(payload: string | Uint8Array): boolean {
+  if (typeof payload === "string") return WHITESPACE.test(payload);
   try {
-    return WHITESPACE.test(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return WHITESPACE.test(new TextDecoder("utf-8", { fatal: true }).decode(payload));
   } catch {
     return false;
   }
