@@ -1,10 +1,13 @@
 /**
- * Validation of tool arguments and structured output: JSON Schema (2020-12,
- * compiled once with Ajv, loaded on first use) or any Standard Schema
- * (zod, valibot, arktype…).
+ * Validation of tool arguments and structured output: JSON Schema (2020-12:
+ * the common subset by a built-in compiler, anything else compiled once with
+ * Ajv, loaded on first use) or any Standard Schema (zod, valibot, arktype…).
  *
  * @module
  */
+
+import { compileSubset } from "./json_schema_subset.ts";
+import { formatIssues, type Issue } from "./schema.ts";
 
 /**
  * A JSON Schema object.
@@ -114,7 +117,9 @@ function loadAjv(): Promise<AjvInstance> {
 
 /**
  * Compiles a JSON Schema or wraps a Standard Schema into a validator. A JSON
- * Schema is compiled once, on its first use.
+ * Schema of the common subset (type, properties, required, enum, const,
+ * items, bounds, lengths, pattern, additionalProperties) is compiled at once
+ * and validates synchronously; any other is compiled by Ajv on its first use.
  *
  * @param schema The schema.
  * @returns The validator.
@@ -133,6 +138,16 @@ export function compileValidator(schema: JsonSchema | StandardSchemaV1): Validat
       const result = await standard.validate(value);
       if (!result.issues) return { ok: true, value: result.value };
       return { ok: false, message: result.issues.map(formatStandardIssue).join("; ") };
+    };
+  }
+  const subset = compileSubset(schema);
+  if (subset) {
+    return (value) => {
+      const issues: Issue[] = [];
+      subset(value, issues);
+      return issues.length === 0
+        ? { ok: true, value }
+        : { ok: false, message: formatIssues(issues) };
     };
   }
   let compiled: AjvValidate | undefined;
