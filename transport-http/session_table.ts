@@ -6,7 +6,14 @@
  * @module
  */
 
-import type { Engine, EventStore, Exchange, Session, SessionStore } from "@anubis/core";
+import type {
+  Engine,
+  EventStore,
+  Exchange,
+  JsonRpcMessage,
+  Session,
+  SessionStore,
+} from "@anubis/core";
 import { StandaloneStream } from "./standalone_stream.ts";
 
 /**
@@ -39,25 +46,38 @@ export interface SessionTableOptions {
  * @example
  * ```ts
  * import type { SessionEntry } from "@anubis/transport-http";
- * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream.attached}`;
+ * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream?.attached}`;
  * ```
  */
 export interface SessionEntry {
   /** The engine's session. */
   readonly session: Session;
-  /** Its standalone SSE stream. */
-  readonly stream: StandaloneStream;
+  /**
+   * Its standalone SSE stream, made on the first GET (or, with an event
+   * store, on the first message to record); most sessions never open one.
+   */
+  stream?: StandaloneStream;
   /** The last record saved, without its timestamp (to skip unchanged saves). */
   saved?: string;
   /** When the store's TTL was last extended. */
   touchedAt: number;
 }
 
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+const ID_BYTES = 16;
+/** CSPRNG output, drawn 256 ids at a time and used once each. */
+const randomPool = new Uint8Array(ID_BYTES * 256);
+let poolOffset = randomPool.length;
+
 /** Makes a session id: 128 bits from the platform's CSPRNG, as hex (visible ASCII). */
 function newSessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  if (poolOffset === randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    poolOffset = 0;
+  }
   let id = "";
-  for (const byte of bytes) id += byte.toString(16).padStart(2, "0");
+  for (let i = poolOffset; i < poolOffset + ID_BYTES; i++) id += HEX[randomPool[i]];
+  poolOffset += ID_BYTES;
   return id;
 }
 
@@ -113,20 +133,35 @@ export class SessionTable {
    * @returns The entry.
    */
   create(): SessionEntry | undefined {
-    this.sweep(true);
+    // A full sweep walks every session: only when the table is full, else at
+    // most once a second (sweeping on every initialize made n sessions O(n²)).
+    this.sweep(this.#entries.size >= this.#options.maxSessions);
     if (this.#entries.size >= this.#options.maxSessions) return undefined;
-    const id = newSessionId();
-    const stream = new StandaloneStream(id, this.#options.stream);
+    let entry!: SessionEntry;
     const session = this.#engine.createSession({
-      id,
+      id: newSessionId(),
       transport: "http",
-      onMessage: (message) => stream.send(message),
+      onMessage: (message) => this.#send(entry, message),
     });
-    return this.#register(session, stream);
+    entry = this.#register(session);
+    return entry;
   }
 
   /**
-   * Finds a live session, or restores it from the session store.
+   * The session's standalone stream, made on first use.
+   *
+   * @param entry The session.
+   * @returns Its stream.
+   */
+  streamOf(entry: SessionEntry): StandaloneStream {
+    return entry.stream ??= new StandaloneStream(entry.session.id!, this.#options.stream);
+  }
+
+  /**
+   * Finds a live session, or restores it from the session store. With a
+   * session store, a live session is checked against it (one read), so a
+   * session ended on another instance is unknown here as well; when the
+   * store cannot be read, the live session still answers.
    *
    * @param id The `Mcp-Session-Id`.
    * @param exchange The request asking (for the restore callbacks).
@@ -136,8 +171,18 @@ export class SessionTable {
   async find(id: string, exchange: Exchange): Promise<SessionEntry | undefined> {
     this.sweep(false);
     const entry = this.#entries.get(id);
-    if (entry) return entry;
-    if (!this.#options.sessionStore) return undefined;
+    const store = this.#options.sessionStore;
+    if (entry) {
+      // With a shared store another instance may have ended the session
+      // (DELETE there): a live entry whose record is gone is gone here too.
+      // A store that cannot answer does not stop a live session.
+      if (!store || !entry.session.initialized) return entry;
+      const record = await store.load(id).catch(() => true);
+      if (record) return entry;
+      if (this.#entries.get(id) === entry) this.discard(entry);
+      return undefined;
+    }
+    if (!store) return undefined;
     let restoring = this.#restoring.get(id);
     if (!restoring) {
       restoring = this.#restore(id, exchange).finally(() => this.#restoring.delete(id));
@@ -178,7 +223,7 @@ export class SessionTable {
    * @throws When the event store or session store fails.
    */
   async end(entry: SessionEntry): Promise<void> {
-    await entry.stream.deleteEvents();
+    await this.#options.stream.eventStore?.delete(entry.session.id!);
     await this.#options.sessionStore?.delete(entry.session.id!);
     this.discard(entry);
   }
@@ -191,7 +236,7 @@ export class SessionTable {
   discard(entry: SessionEntry): void {
     const id = entry.session.id!;
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
-    entry.stream.close();
+    entry.stream?.close();
     this.#engine.dropSession(entry.session);
   }
 
@@ -206,13 +251,14 @@ export class SessionTable {
     if (!force && now < this.#nextSweep) return;
     this.#nextSweep = now + 1000;
     const cutoff = now - this.#options.idleMs;
+    const store = this.#options.stream.eventStore;
     for (const entry of this.#entries.values()) {
       const { session, stream } = entry;
-      if (session.lastActivity >= cutoff || stream.attached || session.inflightCount > 0) continue;
+      if (session.lastActivity >= cutoff || stream?.attached || session.inflightCount > 0) continue;
       this.discard(entry);
       // The session is over for this instance; a shared session store keeps
       // its own TTL, so only the recorded events are dropped here.
-      stream.deleteEvents().catch((error) =>
+      store?.delete(session.id!).catch((error) =>
         console.error(`anubis: event store delete failed for session ${session.id}:`, error)
       );
     }
@@ -223,10 +269,26 @@ export class SessionTable {
     for (const entry of [...this.#entries.values()]) this.discard(entry);
   }
 
-  #register(session: Session, stream: StandaloneStream): SessionEntry {
-    const entry: SessionEntry = { session, stream, touchedAt: Date.now() };
-    this.#entries.set(stream.sessionId, entry);
+  #register(session: Session): SessionEntry {
+    const entry: SessionEntry = {
+      session,
+      stream: undefined,
+      saved: undefined,
+      touchedAt: Date.now(),
+    };
+    this.#entries.set(session.id!, entry);
     return entry;
+  }
+
+  /**
+   * A message for the standalone stream. Without a store and without a
+   * stream it has nowhere to go; with a store it is recorded from the
+   * session's start, since another instance may hold the client's stream.
+   */
+  #send(entry: SessionEntry, message: JsonRpcMessage): Promise<void> | undefined {
+    const stream = entry.stream ??
+      (this.#options.stream.eventStore ? this.streamOf(entry) : undefined);
+    return stream?.send(message);
   }
 
   async #restore(id: string, exchange: Exchange): Promise<SessionEntry | undefined> {
@@ -234,13 +296,13 @@ export class SessionTable {
     if (!record || record.id !== id) return undefined;
     if (this.#entries.size >= this.#options.maxSessions) return undefined;
     try {
-      const stream = new StandaloneStream(id, this.#options.stream);
+      let entry!: SessionEntry;
       const session = await this.#engine.restoreSession(record, {
         id,
         transport: "http",
-        onMessage: (message) => stream.send(message),
+        onMessage: (message) => this.#send(entry, message),
       }, exchange);
-      const entry = this.#register(session, stream);
+      entry = this.#register(session);
       entry.saved = JSON.stringify({ ...record, updatedAt: 0 });
       return entry;
     } catch (error) {
