@@ -237,7 +237,8 @@ export class LegacyEndpoint {
     }
     const found = await this.#lookup(request, null, context);
     if (found instanceof Response) return found;
-    const { session, stream: standalone } = found;
+    const session = found.session;
+    const standalone = this.#sessions.streamOf(found);
     const release = this.#streams.acquire();
     // Superseding the session's own stream needs no new slot.
     if (!release && !standalone.attached) {

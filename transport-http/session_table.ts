@@ -137,14 +137,12 @@ export class SessionTable {
     // most once a second (sweeping on every initialize made n sessions O(n²)).
     this.sweep(this.#entries.size >= this.#options.maxSessions);
     if (this.#entries.size >= this.#options.maxSessions) return undefined;
-    let entry!: SessionEntry;
-    const session = this.#engine.createSession({
+    const session: Session = this.#engine.createSession({
       id: newSessionId(),
       transport: "http",
-      onMessage: (message) => this.#send(entry, message),
+      onMessage: (message) => this.#send(session, message),
     });
-    entry = this.#register(session);
-    return entry;
+    return this.#register(session);
   }
 
   /**
@@ -285,7 +283,9 @@ export class SessionTable {
    * stream it has nowhere to go; with a store it is recorded from the
    * session's start, since another instance may hold the client's stream.
    */
-  #send(entry: SessionEntry, message: JsonRpcMessage): Promise<void> | undefined {
+  #send(session: Session, message: JsonRpcMessage): Promise<void> | undefined {
+    const entry = this.#entries.get(session.id!);
+    if (entry?.session !== session) return undefined;
     const stream = entry.stream ??
       (this.#options.stream.eventStore ? this.streamOf(entry) : undefined);
     return stream?.send(message);
@@ -296,13 +296,12 @@ export class SessionTable {
     if (!record || record.id !== id) return undefined;
     if (this.#entries.size >= this.#options.maxSessions) return undefined;
     try {
-      let entry!: SessionEntry;
-      const session = await this.#engine.restoreSession(record, {
+      const session: Session = await this.#engine.restoreSession(record, {
         id,
         transport: "http",
-        onMessage: (message) => this.#send(entry, message),
+        onMessage: (message) => this.#send(session, message),
       }, exchange);
-      entry = this.#register(session);
+      const entry = this.#register(session);
       entry.saved = JSON.stringify({ ...record, updatedAt: 0 });
       return entry;
     } catch (error) {

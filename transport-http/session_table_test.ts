@@ -17,7 +17,7 @@ Deno.test("session table: random ids, a bound, and idle expiry that spares open 
     const b = table.create()!;
     assert.notEqual(a.session.id, b.session.id);
     assert.equal(table.create(), undefined);
-    const stream = await b.stream.attach(undefined, false);
+    const stream = await table.streamOf(b).attach(undefined, false);
     a.session.lastActivity = 0;
     b.session.lastActivity = 0;
     table.sweep(true);
