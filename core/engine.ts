@@ -11,7 +11,9 @@ import type { Dialect } from "./dialect.ts";
 import { dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
-import { Frame, type FrameContext, InputCollector } from "./frame.ts";
+import { Cancellation } from "./cancellation.ts";
+import { Frame, InputCollector } from "./frame.ts";
+import { EngineFrameContext, RequestAssigns } from "./frame_context.ts";
 import { initialize, NEVER, restoreSession } from "./handshake.ts";
 import { MRTR_METHODS, withInputs } from "./input_rounds.ts";
 import {
@@ -71,6 +73,8 @@ export class Engine {
   readonly #hub: SubscriptionHub;
   readonly #closing = new AbortController();
   readonly #versions: string[];
+  // The newest stateless version's `_meta` schema, resolved on first use (`null`: none).
+  #metaSchema: s.Schema | null | undefined;
 
   /**
    * Creates an engine for a server.
@@ -147,7 +151,11 @@ export class Engine {
    * @returns The `-32602` error, or `undefined` when the envelope is valid.
    */
   validateEnvelope(request: JsonRpcRequest | JsonRpcNotification): McpError | undefined {
-    const schema = this.registry.get(this.registry.versions("stateless")[0])?.requestMetaSchema;
+    if (this.#metaSchema === undefined) {
+      const newest = this.registry.get(this.registry.versions("stateless")[0]);
+      this.#metaSchema = newest?.requestMetaSchema ?? null;
+    }
+    const schema = this.#metaSchema;
     if (!schema) return undefined;
     const meta = request.params?._meta;
     const checked = s.validate(schema, meta);
@@ -293,11 +301,11 @@ export class Engine {
       );
     }
     const dialect = session.dialect;
-    const controller = session.track(id);
+    const cancellation = session.track(id);
     try {
-      const frame = legacyFrame(this.server, session, exchange, method, request, controller.signal);
+      const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
       const result = await dispatch(this, request, dialect, frame, session);
-      if (controller.signal.aborted) return undefined;
+      if (cancellation.aborted) return undefined;
       return {
         message: resultResponse(
           id,
@@ -306,10 +314,10 @@ export class Engine {
         status: 200,
       };
     } catch (error) {
-      if (controller.signal.aborted || error instanceof NoReply) return undefined;
+      if (cancellation.aborted || error instanceof NoReply) return undefined;
       return errorReply(request, error);
     } finally {
-      session.untrack(id, controller);
+      session.untrack(id, cancellation);
     }
   }
 
@@ -333,14 +341,11 @@ export class Engine {
     }
     const params = request.params!;
     const meta = params._meta as Record<string, unknown>;
-    const controller = new AbortController();
-    const tracked = exchange.session?.track(request.id);
-    const abort = () => controller.abort();
-    exchange.signal?.addEventListener("abort", abort, { once: true });
-    tracked?.signal.addEventListener("abort", abort, { once: true });
-    if (exchange.signal?.aborted) controller.abort();
+    const { session } = exchange;
+    const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
+    session?.track(request.id, cancellation);
     const inputs = MRTR_METHODS.has(request.method) ? new InputCollector({}) : undefined;
-    const context: FrameContext = {
+    const context = new EngineFrameContext({
       era: "stateless",
       protocolVersion: dialect.version,
       clientInfo: (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
@@ -350,17 +355,16 @@ export class Engine {
       requestId: request.id,
       meta,
       transport: exchange.transport,
-      headers: exchange.headers ?? {},
-      assigns: exchange.assigns ?? {},
+      headers: exchange.headers,
+      assigns: exchange.assigns,
       authInfo: exchange.authInfo,
-      signal: controller.signal,
-    };
+    }, cancellation);
     const emit = emitter(exchange);
     const frame = new Frame({
       context,
       dialect,
       notify: this.server.notify,
-      assigns: { value: { ...exchange.assigns } },
+      assigns: new RequestAssigns(exchange.assigns),
       emit,
       logLevel: () => meta[MetaKey.logLevel] as LogLevel | undefined,
       canLog: this.server.capabilities.logging !== undefined,
@@ -374,14 +378,14 @@ export class Engine {
           await this.server.definition.init?.(context.clientInfo as Implementation, frame);
           return await dispatch(this, request, dialect, frame);
         };
-        result = await withInputs(this.server, request, run, inputs, controller);
+        result = await withInputs(this.server, request, run, inputs, cancellation);
       } else if (request.method === "subscriptions/listen") {
         await this.server.definition.init?.(context.clientInfo as Implementation, frame);
         const graceful = await this.#hub.listen(
           request.id,
           (params.notifications ?? {}) as SubscriptionFilter,
           emit,
-          controller.signal,
+          cancellation.signal,
           this.#closing.signal,
         );
         if (!graceful) return undefined;
@@ -390,7 +394,7 @@ export class Engine {
         await this.server.definition.init?.(context.clientInfo as Implementation, frame);
         result = await dispatch(this, request, dialect, frame);
       }
-      if (controller.signal.aborted && result.resultType !== "input_required") return undefined;
+      if (cancellation.aborted && result.resultType !== "input_required") return undefined;
       const encoded = dialect.encodeResult(
         request.method,
         result,
@@ -398,11 +402,11 @@ export class Engine {
       );
       return { message: resultResponse(request.id, encoded), status: 200 };
     } catch (error) {
-      if (controller.signal.aborted || error instanceof NoReply) return undefined;
+      if (cancellation.aborted || error instanceof NoReply) return undefined;
       return errorReply(request, error, "stateless");
     } finally {
-      exchange.signal?.removeEventListener("abort", abort);
-      if (tracked) exchange.session!.untrack(request.id, tracked);
+      cancellation.dispose();
+      session?.untrack(request.id, cancellation);
     }
   }
 }

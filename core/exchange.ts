@@ -32,6 +32,13 @@ export interface Exchange {
   emit?: (message: JsonRpcMessage) => void | Promise<void>;
   /** Aborts when the transport's request is cancelled (stateless HTTP: the client disconnected). */
   signal?: AbortSignal;
+  /**
+   * Like `signal`, but asked for only when the request's signal is first
+   * needed (a handler reads `frame.signal`, a listen stream opens), so a
+   * transport can skip its disconnect watch for requests that never look.
+   * Stateless era; used alongside or instead of `signal`.
+   */
+  lazySignal?: () => AbortSignal;
 }
 
 /**

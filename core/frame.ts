@@ -95,13 +95,12 @@ export interface FrameScope {
 export class InputCollector {
   /** Answers by key: those of earlier rounds plus this retry's. */
   readonly answers: Record<string, unknown>;
-  /** Keys whose answers the handler used this round. */
-  readonly used: Set<string> = new Set();
-  /** Input requests this round still needs, by key. */
-  readonly pending: Map<string, { method: string; params: Record<string, unknown> }> = new Map();
-  /** Resolves once the first input was requested. */
-  readonly requested: Promise<void>;
-  #resolve!: () => void;
+  // Made on first use: most requests never ask for input.
+  #used: Set<string> | undefined;
+  #pending: Map<string, { method: string; params: Record<string, unknown> }> | undefined;
+  #requested: Promise<void> | undefined;
+  #resolve: (() => void) | undefined;
+  #wake: (() => void) | undefined;
 
   /**
    * Creates the instance.
@@ -110,13 +109,45 @@ export class InputCollector {
    */
   constructor(answers: Record<string, unknown>) {
     this.answers = answers;
-    this.requested = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** Keys whose answers the handler used this round. */
+  get used(): Set<string> {
+    return this.#used ??= new Set();
+  }
+
+  /** Input requests this round still needs, by key. */
+  get pending(): Map<string, { method: string; params: Record<string, unknown> }> {
+    return this.#pending ??= new Map();
+  }
+
+  /** Resolves once the first input was requested. */
+  get requested(): Promise<void> {
+    if (!this.#requested) {
+      this.#requested = this.#pending
+        ? Promise.resolve()
+        : new Promise((resolve) => (this.#resolve = resolve));
+    }
+    return this.#requested;
+  }
+
+  /**
+   * Calls `wake` once, when the first input is requested (or at once if one was).
+   *
+   * @param wake The engine's callback.
+   */
+  onRequested(wake: () => void): void {
+    if (this.#pending) wake();
+    else this.#wake = wake;
   }
 
   /** Records a needed input and wakes the engine. */
   need(key: string, method: string, params: Record<string, unknown>): void {
+    const first = !this.#pending;
     this.pending.set(key, { method, params });
-    this.#resolve();
+    if (!first) return;
+    this.#resolve?.();
+    this.#wake?.();
   }
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { Cancellation } from "./cancellation.ts";
 import { instructions } from "./dispatch.ts";
 import type { Engine } from "./engine.ts";
 import { ErrorCode, McpError } from "./errors.ts";
@@ -19,8 +20,8 @@ import type { Session, SessionOptions } from "./session.ts";
 import type { SessionRecord } from "./session_store.ts";
 import type { ClientCapabilities, Implementation } from "./types.ts";
 
-/** A signal that never aborts, for frames outside a cancellable request. */
-export const NEVER: AbortSignal = new AbortController().signal;
+/** Never cancelled: for frames outside a cancellable request. */
+export const NEVER: Cancellation = new Cancellation();
 
 /** Serves `initialize` on the exchange's session. */
 export async function initialize(

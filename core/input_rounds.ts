@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Cancellation } from "./cancellation.ts";
 import type { InputCollector } from "./frame.ts";
 import type { JsonRpcRequest } from "./json_rpc.ts";
 import type { McpServer } from "./server.ts";
@@ -26,7 +27,7 @@ export const MRTR_METHODS: ReadonlySet<string> = new Set([
  * @param request The request.
  * @param run Starts the handler's work once the answers are known.
  * @param inputs The collector the frame asks through.
- * @param controller Aborted when the handler is parked.
+ * @param cancellation Aborted when the handler is parked.
  * @returns The handler's result, or the `input_required` result.
  */
 export async function withInputs(
@@ -34,7 +35,7 @@ export async function withInputs(
   request: JsonRpcRequest,
   run: () => Promise<Record<string, unknown>>,
   inputs: InputCollector,
-  controller: AbortController,
+  cancellation: Cancellation,
 ): Promise<Record<string, unknown>> {
   const params = request.params!;
   const target = String(request.method === "resources/read" ? params.uri : params.name);
@@ -47,14 +48,14 @@ export async function withInputs(
     round = state.round;
   }
   Object.assign(inputs.answers, params.inputResponses as Record<string, unknown> | undefined);
-  const work = run();
-  const parked = inputs.requested.then(() =>
-    new Promise<undefined>((r) => setTimeout(() => r(undefined), 0))
-  );
-  const result = await Promise.race([work, parked]);
+  // One promise settles from the work, or (a task after the first input
+  // request, so inputs asked together are gathered) from the parking.
+  const result = await new Promise<Record<string, unknown> | undefined>((resolve, reject) => {
+    run().then(resolve, reject);
+    inputs.onRequested(() => setTimeout(resolve, 0, undefined));
+  });
   if (result !== undefined) return result;
-  work.catch(() => {});
-  controller.abort("input required");
+  cancellation.abort("input required");
   // Earlier rounds' answers plus the ones this round used; unknown extra
   // keys the client sent are not carried on.
   const answers: Record<string, unknown> = { ...carried };

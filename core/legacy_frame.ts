@@ -5,8 +5,10 @@
  * @module
  */
 
+import type { Cancellation } from "./cancellation.ts";
 import type { Exchange } from "./exchange.ts";
-import { Frame, type FrameContext } from "./frame.ts";
+import { Frame } from "./frame.ts";
+import { EMPTY, EngineFrameContext } from "./frame_context.ts";
 import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
 import type { McpServer } from "./server.ts";
 import type { Session } from "./session.ts";
@@ -18,13 +20,13 @@ export function legacyFrame(
   exchange: Exchange,
   method: string,
   request: JsonRpcRequest | undefined,
-  signal: AbortSignal,
+  cancellation: Cancellation,
 ): Frame {
   if (exchange.assigns) Object.assign(session.assigns.value, exchange.assigns);
   const dialect = session.dialect!;
   const emit = emitter(exchange, session);
   const timeout = server.definition.clientRequestTimeoutMs ?? 60_000;
-  const context: FrameContext = {
+  const context = new EngineFrameContext({
     era: "legacy",
     protocolVersion: dialect.version,
     sessionId: session.id,
@@ -33,13 +35,12 @@ export function legacyFrame(
     initialized: session.initialized,
     method,
     requestId: request?.id,
-    meta: (request?.params?._meta ?? {}) as Record<string, unknown>,
+    meta: (request?.params?._meta ?? EMPTY) as Record<string, unknown>,
     transport: exchange.transport,
-    headers: exchange.headers ?? {},
-    assigns: exchange.assigns ?? {},
+    headers: exchange.headers,
+    assigns: exchange.assigns,
     authInfo: exchange.authInfo,
-    signal,
-  };
+  }, cancellation);
   return new Frame({
     context,
     dialect,

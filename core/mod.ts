@@ -29,6 +29,7 @@ export * from "./request_state.ts";
 export * from "./notifier.ts";
 export * from "./server.ts";
 export * from "./frame.ts";
+export * from "./cancellation.ts";
 export * from "./session.ts";
 export * from "./subscriptions.ts";
 export * from "./exchange.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type {
@@ -37,6 +38,8 @@ export interface SessionOptions {
    */
   onMessage?: (message: JsonRpcMessage) => void | Promise<void>;
 }
+
+const KEEP_REASONS = { keepReasons: true };
 
 interface PendingRequest {
   method: string;
@@ -72,8 +75,10 @@ export class Session {
   initialized = false;
   /** The level set by `logging/setLevel`. */
   logLevel?: LogLevel;
-  /** URIs the client subscribed to. */
-  readonly subscriptions: Set<string> = new Set();
+  /** URIs the client subscribed to (made on first use). */
+  get subscriptions(): Set<string> {
+    return this.#subscriptions ??= new Set();
+  }
   /** The frame's assigns, shared by every request of the session. */
   readonly assigns: { value: Record<string, unknown> } = { value: {} };
   /** When the session last received a message (ms since the epoch). */
@@ -81,8 +86,10 @@ export class Session {
   /** Whether the session was closed. */
   closed = false;
 
-  readonly #inflight = new Map<RequestId, AbortController>();
-  readonly #pending = new Map<RequestId, PendingRequest>();
+  // Made on first use: most sessions never subscribe, and an idle one holds no requests.
+  #subscriptions: Set<string> | undefined;
+  #inflight: Map<RequestId, Cancellation> | undefined;
+  #pending: Map<RequestId, PendingRequest> | undefined;
   #nextId = 0;
 
   /**
@@ -98,29 +105,29 @@ export class Session {
 
   /** The number of requests being served. */
   get inflightCount(): number {
-    return this.#inflight.size;
+    return this.#inflight?.size ?? 0;
   }
 
   /**
    * Registers an in-flight request so `notifications/cancelled` can abort it.
    *
    * @param id The request id.
-   * @returns The controller whose signal the handler sees.
+   * @param cancellation The request's cancellation (default: a new one that keeps cancel reasons).
+   * @returns The cancellation whose signal the handler sees.
    */
-  track(id: RequestId): AbortController {
-    const controller = new AbortController();
-    this.#inflight.set(id, controller);
-    return controller;
+  track(id: RequestId, cancellation: Cancellation = new Cancellation(KEEP_REASONS)): Cancellation {
+    (this.#inflight ??= new Map<RequestId, Cancellation>()).set(id, cancellation);
+    return cancellation;
   }
 
   /**
    * Forgets a finished request.
    *
    * @param id The request id.
-   * @param controller The controller `track` returned.
+   * @param cancellation The cancellation `track` returned.
    */
-  untrack(id: RequestId, controller: AbortController): void {
-    if (this.#inflight.get(id) === controller) this.#inflight.delete(id);
+  untrack(id: RequestId, cancellation: Cancellation): void {
+    if (this.#inflight?.get(id) === cancellation) this.#inflight.delete(id);
   }
 
   /**
@@ -130,7 +137,7 @@ export class Session {
    * @param reason Why.
    */
   cancel(id: RequestId, reason?: string): void {
-    this.#inflight.get(id)?.abort(reason ?? "cancelled");
+    this.#inflight?.get(id)?.cancel(reason ?? "cancelled");
   }
 
   /**
@@ -158,7 +165,7 @@ export class Session {
       const finish = () => {
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
-        this.#pending.delete(id);
+        this.#pending?.delete(id);
       };
       const abandon = (reason: string, error: McpError) => {
         finish();
@@ -188,13 +195,13 @@ export class Session {
       );
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, {
+      (this.#pending ??= new Map<RequestId, PendingRequest>()).set(id, {
         method,
         resolve: (result) => (finish(), resolve(result)),
         reject: (error) => (finish(), reject(error)),
       });
       emit({ jsonrpc: "2.0", id, method, params }).catch((error) =>
-        this.#pending.get(id)?.reject(McpError.from(error))
+        this.#pending?.get(id)?.reject(McpError.from(error))
       );
     });
   }
@@ -206,7 +213,7 @@ export class Session {
    * @returns `false` when no pending request has that id.
    */
   resolve(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean {
-    const pending = response.id === null ? undefined : this.#pending.get(response.id);
+    const pending = response.id === null ? undefined : this.#pending?.get(response.id);
     if (!pending) return false;
     if ("error" in response) {
       pending.reject(
@@ -232,11 +239,11 @@ export class Session {
   /** Cancels everything in flight and fails every pending request. */
   close(): void {
     this.closed = true;
-    for (const controller of this.#inflight.values()) controller.abort("session closed");
-    for (const pending of this.#pending.values()) {
-      pending.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
+    const inflight = this.#inflight, pending = this.#pending;
+    this.#inflight = this.#pending = undefined;
+    for (const cancellation of inflight?.values() ?? []) cancellation.cancel("session closed");
+    for (const request of pending?.values() ?? []) {
+      request.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
     }
-    this.#inflight.clear();
-    this.#pending.clear();
   }
 }
