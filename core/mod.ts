@@ -27,6 +27,7 @@ export * from "./uri_template.ts";
 export * from "./pagination.ts";
 export * from "./request_state.ts";
 export * from "./notifier.ts";
+export * from "./notification_bus.ts";
 export * from "./server.ts";
 export * from "./frame.ts";
 export * from "./cancellation.ts";

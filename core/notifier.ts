@@ -1,10 +1,13 @@
 /**
  * Change notifications a server publishes (list changes and resource
  * updates), delivered by the engine to legacy sessions and to stateless
- * `subscriptions/listen` streams.
+ * `subscriptions/listen` streams, and, with a {@link NotificationBus}, to
+ * those of the other instances serving it.
  *
  * @module
  */
+
+import type { BusMessage, NotificationBus } from "./notification_bus.ts";
 
 /**
  * One change.
@@ -22,8 +25,26 @@ export type ChangeEvent =
   | { type: "resource_updated"; uri: string };
 
 /**
+ * A change listener. It may return the ids of the legacy sessions it
+ * delivered the change to (the engine's hub does), and skips the sessions in
+ * `skip` (already served by the instance that raised the change).
+ *
+ * @example
+ * ```ts
+ * import type { ChangeListener } from "@anubis/core";
+ * const log: ChangeListener = (event) => console.log(event.type);
+ * ```
+ */
+export type ChangeListener = (
+  event: ChangeEvent,
+  skip?: ReadonlySet<string>,
+) => Iterable<string> | void;
+
+/**
  * Publishes changes to every subscriber. A server's notifier is shared by all
- * transports serving it; handlers reach it as `frame.notify`.
+ * transports serving it; handlers reach it as `frame.notify`. Connected to a
+ * {@link NotificationBus}, it also sends each change to the other instances
+ * and delivers theirs.
  *
  * @example
  * ```ts
@@ -35,33 +56,60 @@ export type ChangeEvent =
  * ```
  */
 export class Notifier {
-  #listeners = new Set<(event: ChangeEvent) => void>();
+  #listeners = new Set<ChangeListener>();
+  #bus?: NotificationBus;
 
   /**
    * Registers a listener.
    *
-   * @param listener Called for every change.
+   * @param listener Called for every change, local or from another instance.
    * @returns A function that unregisters it.
    */
-  subscribe(listener: (event: ChangeEvent) => void): () => void {
+  subscribe(listener: ChangeListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
   /**
-   * Delivers a change to every listener; a throwing listener does not stop
-   * the others.
+   * Joins the other instances on `bus`: local changes are published to it
+   * (with the sessions served here) and its changes are delivered here,
+   * skipping the sessions the raising instance served. One bus at a time.
+   *
+   * @param bus The bus.
+   * @returns A function that disconnects.
+   *
+   * @example
+   * ```ts
+   * import { type BusMessage, Notifier } from "@anubis/core";
+   * const sent: BusMessage[] = [];
+   * const notifier = new Notifier();
+   * const disconnect = notifier.connect({ publish: (m) => sent.push(m), subscribe: () => () => {} });
+   * notifier.promptsListChanged();
+   * console.log(sent); // [ { event: { type: "prompts_list_changed" }, delivered: [] } ]
+   * disconnect();
+   * ```
+   */
+  connect(bus: NotificationBus): () => void {
+    if (this.#bus) throw new Error("This notifier is already connected to a bus");
+    this.#bus = bus;
+    const stop = bus.subscribe((message: BusMessage) => {
+      this.#deliver(message.event, new Set(message.delivered));
+    });
+    return () => {
+      stop();
+      if (this.#bus === bus) this.#bus = undefined;
+    };
+  }
+
+  /**
+   * Delivers a change to every listener (a throwing listener does not stop
+   * the others), then to the other instances when a bus is connected.
    *
    * @param event The change.
    */
   publish(event: ChangeEvent): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        console.error("anubis: change listener failed:", error);
-      }
-    }
+    const delivered = this.#deliver(event);
+    this.#bus?.publish({ event, delivered });
   }
 
   /** Announces that the tool list changed. */
@@ -86,5 +134,18 @@ export class Notifier {
    */
   resourceUpdated(uri: string): void {
     this.publish({ type: "resource_updated", uri });
+  }
+
+  #deliver(event: ChangeEvent, skip?: ReadonlySet<string>): string[] {
+    const delivered: string[] = [];
+    for (const listener of [...this.#listeners]) {
+      try {
+        const served = listener(event, skip);
+        if (served) delivered.push(...served);
+      } catch (error) {
+        console.error("anubis: change listener failed:", error);
+      }
+    }
+    return delivered;
   }
 }

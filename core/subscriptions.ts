@@ -77,7 +77,7 @@ export class SubscriptionHub {
   constructor(notifier: Notifier, capabilities: ServerCapabilities, maxListeners: number) {
     this.#capabilities = capabilities;
     this.#maxListeners = maxListeners;
-    this.#stop = notifier.subscribe((event) => this.#deliver(event));
+    this.#stop = notifier.subscribe((event, skip) => this.#deliver(event, skip));
   }
 
   /** The number of open listen streams. */
@@ -140,7 +140,12 @@ export class SubscriptionHub {
     this.#stop();
   }
 
-  #deliver(event: ChangeEvent): void {
+  /**
+   * Delivers a change to the matching listen streams and legacy sessions
+   * (except those in `skip`) and returns the ids of the sessions served.
+   */
+  #deliver(event: ChangeEvent, skip?: ReadonlySet<string>): string[] {
+    const served: string[] = [];
     const message = toNotification(event);
     for (const listener of this.#listeners) {
       if (!matches(listener, event)) continue;
@@ -159,9 +164,11 @@ export class SubscriptionHub {
         : event.type === "prompts_list_changed"
         ? caps.prompts?.listChanged
         : caps.resources?.listChanged;
-      if (!wanted) continue;
+      if (!wanted || (session.id !== undefined && skip?.has(session.id))) continue;
+      if (session.id !== undefined) served.push(session.id);
       Promise.resolve(session.onMessage(message)).catch(() => {});
     }
+    return served;
   }
 }
 
