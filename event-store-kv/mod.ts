@@ -2,7 +2,8 @@
  * `@anubis/event-store-kv`: a Deno KV `EventStore` for Streamable HTTP
  * resumability that survives restarts and is shared by every process opening
  * the same database, with atomic per-session id counters, chunked large
- * events, bounded retention and a cross-process live tail. Works on Deno and,
+ * events, bounded retention and a cross-process live tail; and a notification
+ * bus that carries change notifications between instances. Works on Deno and,
  * with `npm:@deno/kv`, on Node.
  *
  * @example
@@ -18,6 +19,7 @@
  */
 
 export * from "./kv_event_store.ts";
+export * from "./kv_notification_bus.ts";
 export * from "./open_kv_event_store.ts";
 export * from "./kv_like.ts";
 export * from "./kv_retry.ts";

@@ -1,12 +1,13 @@
 /**
- * Opening a KV file and a {@link KvEventStore} on it in one call (Deno), for
- * `--event-store kv[:PATH]`.
+ * Opening a KV file and a {@link KvEventStore} (or a {@link KvNotificationBus})
+ * on it in one call (Deno), for `--event-store kv[:PATH]`.
  *
  * @module
  */
 
 import { dirname } from "node:path";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
+import { KvNotificationBus, type KvNotificationBusOptions } from "./kv_notification_bus.ts";
 
 /**
  * Where the KV stores keep their data when no path is given (relative to the
@@ -64,4 +65,34 @@ export async function openKvEventStore(
   options: Omit<KvEventStoreOptions, "closeKv"> = {},
 ): Promise<KvEventStore> {
   return new KvEventStore(await openKvPath(path), { ...options, closeKv: true });
+}
+
+/**
+ * Opens the KV database at `path` and returns a notification bus that owns it
+ * (`await bus.close()` closes the database), already following its channel.
+ *
+ * @param path The file, `":memory:"` or URL (default {@link DEFAULT_KV_PATH}).
+ * @param options Bus options (`channel`: one per server).
+ * @returns The bus.
+ *
+ * @example
+ * ```ts
+ * import { openKvNotificationBus } from "@anubis/event-store-kv";
+ * const bus = await openKvNotificationBus(":memory:", { channel: "weather" });
+ * bus.publish({ event: { type: "tools_list_changed" }, delivered: [] });
+ * await bus.close();
+ * ```
+ */
+export async function openKvNotificationBus(
+  path: string = DEFAULT_KV_PATH,
+  options: Omit<KvNotificationBusOptions, "closeKv"> = {},
+): Promise<KvNotificationBus> {
+  const bus = new KvNotificationBus(await openKvPath(path), { ...options, closeKv: true });
+  try {
+    await bus.start();
+  } catch (error) {
+    await bus.close();
+    throw error;
+  }
+  return bus;
 }

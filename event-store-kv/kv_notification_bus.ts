@@ -1,0 +1,180 @@
+/**
+ * A `NotificationBus` (of `@anubis/core`) on Deno KV: every instance that
+ * opens the same database hears the changes the others raise, so a tool list
+ * change or a resource update on one instance reaches the sessions and listen
+ * streams held by all.
+ *
+ * @module
+ */
+
+import type { BusMessage, NotificationBus } from "@anubis/core";
+import { KvEventStore } from "./kv_event_store.ts";
+import type { KvKeyPart, KvLike } from "./kv_like.ts";
+
+/**
+ * Options of a {@link KvNotificationBus}.
+ *
+ * @example
+ * ```ts
+ * import type { KvNotificationBusOptions } from "@anubis/event-store-kv";
+ * const options: KvNotificationBusOptions = { channel: "weather", pollIntervalMs: 50 };
+ * ```
+ */
+export interface KvNotificationBusOptions {
+  /** Key prefix (default `["anubis", "bus"]`). */
+  prefix?: readonly KvKeyPart[];
+  /** The channel: instances of one server share it (default `"changes"`). */
+  channel?: string;
+  /** How often other instances' messages are polled for, in ms (default 100). */
+  pollIntervalMs?: number;
+  /** Messages kept for slow readers (default 1,000). */
+  maxMessages?: number;
+  /** Age after which a message is dropped, in ms (default 60,000). */
+  ttlMs?: number;
+  /** Also wake on `kv.watch()` (KV Connect backends; default `false`). */
+  watch?: boolean;
+  /** Close the database in `close()` (default `false`). */
+  closeKv?: boolean;
+}
+
+/** A message as stored: who published it, and what. */
+interface Envelope extends BusMessage {
+  origin: string;
+}
+
+/**
+ * Changes between instances through one KV database: a message is appended
+ * to a channel (an event log with atomic ids, bounded and expiring, as in
+ * {@link KvEventStore}) and every other instance follows the channel from the
+ * id it found when it started, by polling (`watch()` does not cross processes
+ * on a local file). Its own messages are recognised by a random origin id and
+ * skipped.
+ *
+ * @example
+ * ```ts
+ * import { Notifier } from "@anubis/core";
+ * import { KvNotificationBus } from "@anubis/event-store-kv";
+ * const kv = await Deno.openKv(":memory:");
+ * const [busA, busB] = [new KvNotificationBus(kv), new KvNotificationBus(kv)];
+ * await busA.start();
+ * await busB.start();
+ * const [a, b] = [new Notifier(), new Notifier()];
+ * a.connect(busA);
+ * b.connect(busB);
+ * const heard = new Promise((resolve) => a.subscribe(resolve));
+ * b.toolsListChanged();
+ * console.log(await heard); // { type: "tools_list_changed" }
+ * await busA.close();
+ * await busB.close();
+ * kv.close();
+ * ```
+ */
+export class KvNotificationBus implements NotificationBus {
+  readonly #kv: KvLike;
+  readonly #log: KvEventStore;
+  readonly #channel: string;
+  readonly #closeKv: boolean;
+  readonly #origin = crypto.randomUUID();
+  readonly #listeners = new Set<(message: BusMessage) => void>();
+  readonly #stop = new AbortController();
+  #publishing: Promise<void> = Promise.resolve();
+  #following?: Promise<void>;
+
+  /**
+   * Creates a bus on `kv`; {@link start} begins following the channel.
+   *
+   * @param kv The database (`Deno.Kv`, or `npm:@deno/kv`'s on Node).
+   * @param options Channel, polling and retention.
+   */
+  constructor(kv: KvLike, options: KvNotificationBusOptions = {}) {
+    this.#kv = kv;
+    this.#channel = options.channel ?? "changes";
+    this.#closeKv = options.closeKv ?? false;
+    this.#log = new KvEventStore(kv, {
+      prefix: options.prefix ?? ["anubis", "bus"],
+      maxEventsPerSession: options.maxMessages ?? 1_000,
+      ttlMs: options.ttlMs ?? 60_000,
+      pollIntervalMs: options.pollIntervalMs ?? 100,
+      watch: options.watch,
+    });
+  }
+
+  /**
+   * Follows the channel from its latest message: messages other instances
+   * publish after this resolves are delivered. Idempotent.
+   *
+   * @returns Resolves once following.
+   */
+  async start(): Promise<void> {
+    if (this.#following) return;
+    const from = await this.#log.latestId(this.#channel);
+    this.#following ??= this.#follow(from);
+  }
+
+  /**
+   * Appends a change to the channel (in order; a failed append is logged and
+   * dropped: delivery between instances is best effort).
+   *
+   * @param message The change and the sessions already served.
+   */
+  publish(message: BusMessage): void {
+    const envelope: Envelope = { origin: this.#origin, ...message };
+    const data = JSON.stringify(envelope);
+    this.#publishing = this.#publishing.then(() =>
+      this.#log.append(this.#channel, data).then(
+        () => {},
+        (error) => console.error("anubis: notification bus publish failed:", error),
+      )
+    );
+  }
+
+  /**
+   * Registers a listener for other instances' changes.
+   *
+   * @param listener Called once per message.
+   * @returns A function that unregisters it.
+   */
+  subscribe(listener: (message: BusMessage) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Stops following, waits for pending publishes, and closes the database if
+   * made with `closeKv`.
+   *
+   * @returns Resolves when stopped.
+   */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await this.#publishing;
+    await this.#following;
+    if (this.#closeKv) this.#kv.close();
+  }
+
+  async #follow(from: number): Promise<void> {
+    try {
+      for await (const event of this.#log.tail(this.#channel, from, this.#stop.signal)) {
+        let envelope: Envelope;
+        try {
+          envelope = JSON.parse(event.data);
+        } catch {
+          continue;
+        }
+        if (envelope.origin === this.#origin) continue;
+        const message: BusMessage = { event: envelope.event, delivered: envelope.delivered ?? [] };
+        for (const listener of [...this.#listeners]) {
+          try {
+            listener(message);
+          } catch (error) {
+            console.error("anubis: notification bus listener failed:", error);
+          }
+        }
+      }
+    } catch (error) {
+      if (!this.#stop.signal.aborted) {
+        console.error("anubis: notification bus stopped following:", error);
+      }
+    }
+  }
+}

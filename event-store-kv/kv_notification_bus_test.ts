@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import {
+  type BusMessage,
+  defineServer,
+  type Dialect,
+  Engine,
+  Notifier,
+  Registry,
+} from "@anubis/core";
+import { KvNotificationBus } from "./kv_notification_bus.ts";
+
+/** Two buses on one file through two database handles, as two processes would have. */
+async function withTwoBuses(
+  body: (a: KvNotificationBus, b: KvNotificationBus) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "anubis-bus-" });
+  const path = `${dir}/bus.kv`;
+  const a = new KvNotificationBus(await Deno.openKv(path), { closeKv: true, pollIntervalMs: 20 });
+  const b = new KvNotificationBus(await Deno.openKv(path), { closeKv: true, pollIntervalMs: 20 });
+  try {
+    await a.start();
+    await b.start();
+    await body(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function received(bus: KvNotificationBus, count: number): Promise<BusMessage[]> {
+  const messages: BusMessage[] = [];
+  return new Promise((resolve) => {
+    const stop = bus.subscribe((message) => {
+      messages.push(message);
+      if (messages.length === count) {
+        stop();
+        resolve(messages);
+      }
+    });
+  });
+}
+
+Deno.test("kv notification bus: another instance's messages arrive in order, never one's own", async () => {
+  await withTwoBuses(async (a, b) => {
+    const atA = received(a, 3);
+    const ownAtB: BusMessage[] = [];
+    const stopB = b.subscribe((message) => ownAtB.push(message));
+    b.publish({ event: { type: "tools_list_changed" }, delivered: ["s1"] });
+    b.publish({ event: { type: "resource_updated", uri: "test://x" }, delivered: [] });
+    b.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
+    assert.deepEqual(await atA, [
+      { event: { type: "tools_list_changed" }, delivered: ["s1"] },
+      { event: { type: "resource_updated", uri: "test://x" }, delivered: [] },
+      { event: { type: "prompts_list_changed" }, delivered: [] },
+    ]);
+    // A's own message goes round the log to B; B never heard its own.
+    const atB = received(b, 1);
+    a.publish({ event: { type: "resources_list_changed" }, delivered: [] });
+    assert.deepEqual((await atB)[0].event, { type: "resources_list_changed" });
+    stopB();
+    assert.equal(ownAtB.some((m) => m.event.type === "tools_list_changed"), false);
+  });
+});
+
+Deno.test("kv notification bus: a session served where the change was raised is skipped elsewhere", async () => {
+  await withTwoBuses(async (busA, busB) => {
+    const server = defineServer({
+      name: "bus",
+      version: "1",
+      capabilities: { tools: { listChanged: true } },
+    });
+    const notifierB = new Notifier();
+    const disconnectA = server.notify.connect(busA);
+    const disconnectB = notifierB.connect(busB);
+    const engine = new Engine(server, { registry: new Registry() });
+    const seen: Record<string, unknown[]> = { shared: [], onlyA: [] };
+    const heard = new Promise<void>((resolve) => {
+      for (const id of ["shared", "onlyA"]) {
+        const session = engine.createSession({
+          id,
+          transport: "http",
+          onMessage: (message) => {
+            seen[id].push(message);
+            if (id === "onlyA") resolve();
+          },
+        });
+        session.dialect = {} as Dialect; // as after a handshake
+        session.initialized = true;
+      }
+    });
+    // B served "shared" itself (its copy of that session), so A serves only "onlyA".
+    notifierB.subscribe(() => ["shared"]);
+    notifierB.toolsListChanged();
+    await heard;
+    assert.deepEqual(seen.shared, []);
+    assert.deepEqual(seen.onlyA, [{ jsonrpc: "2.0", method: "notifications/tools/list_changed" }]);
+    engine.close();
+    disconnectA();
+    disconnectB();
+  });
+});
