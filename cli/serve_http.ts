@@ -6,7 +6,7 @@
  */
 
 import type { EventStore, McpServer, SessionStore } from "@anubis/core";
-import { DEFAULT_KV_PATH, openKvEventStore } from "@anubis/event-store-kv";
+import { DEFAULT_KV_PATH, openKvEventStore, openKvNotificationBus } from "@anubis/event-store-kv";
 import { openKvSessionStore } from "@anubis/session-kv";
 import { serve } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
@@ -76,8 +76,47 @@ export async function openStores(
 }
 
 /**
+ * With `--event-store kv[:PATH]`, joins the server's notifier to the other
+ * instances on the same database (a KV notification bus on the channel named
+ * after the server), so a change raised on any instance reaches every
+ * instance's sessions and listen streams.
+ *
+ * @param server The server.
+ * @param options The command-line options.
+ * @returns Disconnects and closes the bus (nothing to do without KV).
+ * @throws {Error} When the database cannot be opened.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * import { joinInstances } from "@anubis/cli/serve-http";
+ * const leave = await joinInstances(defineServer({ name: "s", version: "1" }), {
+ *   eventStore: "kv::memory:",
+ * });
+ * await leave();
+ * ```
+ */
+export async function joinInstances(
+  server: McpServer,
+  options: Pick<ServeOptions, "eventStore">,
+): Promise<() => Promise<void>> {
+  if (!options.eventStore?.startsWith("kv")) return () => Promise.resolve();
+  const bus = await openKvNotificationBus(kvPath(options.eventStore), {
+    channel: server.info.name,
+  }).catch((error) => {
+    throw new Error(`cannot open the KV store: ${(error as Error).message}`);
+  });
+  const disconnect = server.notify.connect(bus);
+  return async () => {
+    disconnect();
+    await bus.close();
+  };
+}
+
+/**
  * Serves over Streamable HTTP and prints one line with the endpoint URL on
- * stderr (`anubis: listening on http://127.0.0.1:8080/mcp`).
+ * stderr (`anubis: listening on http://127.0.0.1:8080/mcp`). With KV stores
+ * it joins the other instances on the database ({@link joinInstances}).
  *
  * @param server The server.
  * @param options The command-line options.
@@ -95,7 +134,9 @@ export async function serveHttp(
   signal: AbortSignal,
 ): Promise<void> {
   const stores = await openStores(options);
+  let leave: () => Promise<void> = () => Promise.resolve();
   try {
+    leave = await joinInstances(server, options);
     const running = serve(server, {
       hostname: options.host,
       port: options.port,
@@ -109,6 +150,7 @@ export async function serveHttp(
     });
     await running.finished;
   } finally {
+    await leave();
     stores.close();
   }
 }
