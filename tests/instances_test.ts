@@ -13,7 +13,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { until } from "./everything_answers.ts";
-import { post, SseReader } from "./http_helpers.ts";
+import { headers2026, initialize, post, request2026, SseReader } from "./http_helpers.ts";
 import { type Instance, Router, startInstance } from "./instances_process.ts";
 
 const VERSION = "2025-11-25";
@@ -189,5 +189,70 @@ Deno.test("instances: SIGKILL mid-stream, restart, resume with Last-Event-ID: no
     }
     assert.deepEqual(seen.map((e) => e.id), Array.from({ length: produced }, (_, i) => i + 1));
     assert.ok(seen.every((e) => e.method === "notifications/tools/list_changed"));
+  });
+});
+
+Deno.test("instances: a change raised on B reaches A's listen stream and A's own subscribed session", async () => {
+  await withTwoInstances(async (a, b) => {
+    // On A only: a 2026 listen stream, and a legacy session subscribed to the
+    // watched resource with its GET stream open. B has never seen either.
+    const listen = new SseReader(
+      await post(
+        a.url,
+        request2026("L1", "subscriptions/listen", {
+          notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED] },
+        }),
+        headers2026("subscriptions/listen"),
+      ),
+    );
+    assert.equal((await listen.message()).method, "notifications/subscriptions/acknowledged");
+    const sessionId = await initialize(a.url, VERSION);
+    const subscribed = await call(a.url, sessionId, 1, "resources/subscribe", { uri: WATCHED });
+    assert.equal(subscribed.status, 200);
+    await subscribed.body?.cancel();
+    const stream = new SseReader(
+      await fetch(a.url, {
+        headers: {
+          accept: "text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": VERSION,
+        },
+      }),
+    );
+    assert.equal((await stream.next())?.data, ""); // priming
+
+    // The changes are raised by stateless calls on B.
+    for (const name of ["test_trigger_tool_change", "test_trigger_resource_update"]) {
+      const response = await post(
+        b.url,
+        request2026(name, "tools/call", { name, arguments: {} }),
+        headers2026("tools/call", name),
+      );
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    }
+
+    const tag = { "io.modelcontextprotocol/subscriptionId": "L1" };
+    assert.deepEqual(await listen.message(), {
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: tag },
+    });
+    assert.deepEqual(await listen.message(), {
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: WATCHED, _meta: tag },
+    });
+    assert.deepEqual(await stream.message(), {
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+    });
+    assert.deepEqual(await stream.message(), {
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: WATCHED },
+    });
+    await listen.cancel();
+    await stream.cancel();
   });
 });
