@@ -117,6 +117,7 @@ export function defineDialect(spec: DialectSpec): Dialect {
   );
   const features = new Set(spec.features);
   const version = spec.version;
+  const shapedCapabilities = new WeakMap<ServerCapabilities, ServerCapabilities>();
   const results = pick(resultSchemas(features), [
     ...spec.requestMethods,
     ...spec.serverRequestMethods,
@@ -146,7 +147,15 @@ export function defineDialect(spec: DialectSpec): Dialect {
     notificationMessageSchema,
     progressParamsSchema: serverNotificationParamsSchemas(features)["notifications/progress"],
     requestMetaSchema: stateless ? statelessMeta : undefined,
-    serverCapabilities: (declared) => shapeCapabilities(declared, spec.capabilityKeys),
+    serverCapabilities: (declared) => {
+      // A server declares its capabilities once: shape them once per server.
+      let shaped = shapedCapabilities.get(declared);
+      if (!shaped) {
+        shaped = shapeCapabilities(declared, spec.capabilityKeys);
+        shapedCapabilities.set(declared, shaped);
+      }
+      return shaped;
+    },
     supportedFeatures: spec.features,
     supportsFeature: (feature) => features.has(feature),
     transportRules: spec.transportRules,
