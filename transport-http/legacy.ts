@@ -98,6 +98,9 @@ export class LegacyEndpoint {
   readonly #sessions: SessionTable;
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
+  /** The last `Accept` value seen and its verdict: clients repeat theirs on every request. */
+  #lastAccept: string | null | undefined;
+  #lastAcceptsBoth = false;
 
   /**
    * Creates the endpoint.
@@ -377,7 +380,12 @@ export class LegacyEndpoint {
 
   #acceptsBoth(request: Request): boolean {
     const accept = request.headers.get("accept");
-    return accepts(accept, "application/json") && accepts(accept, "text/event-stream");
+    if (accept !== this.#lastAccept) {
+      this.#lastAccept = accept;
+      this.#lastAcceptsBoth = accepts(accept, "application/json") &&
+        accepts(accept, "text/event-stream");
+    }
+    return this.#lastAcceptsBoth;
   }
 
   async #persist(entry: SessionEntry): Promise<void> {
