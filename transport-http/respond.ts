@@ -12,22 +12,6 @@ import { jsonResponse } from "./responses.ts";
 import { encodeSseMessage } from "./sse.ts";
 import { SseStream } from "./sse_stream.ts";
 
-/** Work to look at once the current task is over, with one timer for all of it. */
-const watching = new Set<() => void>();
-let watchScheduled = false;
-
-function watchLater(check: () => void): void {
-  watching.add(check);
-  if (watchScheduled) return;
-  watchScheduled = true;
-  setTimeout(() => {
-    watchScheduled = false;
-    const checks = [...watching];
-    watching.clear();
-    for (const run of checks) run();
-  }, 0);
-}
-
 /**
  * What a request's work produced: the body (a response or a batch of them)
  * with its status, or `undefined` for nothing to say.
@@ -59,8 +43,8 @@ export interface RespondOptions {
   cancelOnDisconnect: boolean;
   /**
    * Reads the request's signal (fires on disconnect, and on Deno also after a
-   * completed response). It is read only once the work outlives the current
-   * task (one shared timer looks at every such request), because reading
+   * completed response). It is handed to the work as its lazy disconnect
+   * signal: read only when a handler looks at its signal, because reading
    * `request.signal` is costly on Deno and quick requests never need it.
    */
   requestSignal?: () => AbortSignal;
@@ -73,7 +57,9 @@ export interface RespondOptions {
 /**
  * Runs a request's work and answers it.
  *
- * @param run The work; gets the emitter of related messages and the cancellation signal.
+ * @param run The work; gets the emitter of related messages, the cancellation signal (a
+ * shutdown, or the client cancelling an upgraded stream) and, when disconnects cancel, the
+ * request's own signal to read only if it is needed (the engine's `Exchange.lazySignal`).
  * @param options Streaming and cancellation.
  * @returns The response: JSON, SSE, or `202` when the work had nothing to say.
  *
@@ -89,7 +75,11 @@ export interface RespondOptions {
  * ```
  */
 export function respond(
-  run: (emit: (message: JsonRpcMessage) => Promise<void>, signal: AbortSignal) => Promise<Outcome>,
+  run: (
+    emit: (message: JsonRpcMessage) => Promise<void>,
+    signal: AbortSignal,
+    disconnect?: () => AbortSignal,
+  ) => Promise<Outcome>,
   options: RespondOptions,
 ): Promise<Response> {
   let resolve!: (response: Response) => void;
@@ -98,21 +88,10 @@ export function respond(
   let stream: SseStream | undefined;
   let finished = false;
   const cancel = () => {
-    // Deno aborts the request signal after a completed response too: only an
-    // abort before the work finished is a disconnect.
+    // A shutdown or a cancelled stream after the work finished changes nothing.
     if (!finished) controller.abort();
   };
   options.inflight?.add(cancel);
-  let requestSignal: AbortSignal | undefined;
-  const watch = options.cancelOnDisconnect && options.requestSignal
-    ? () => {
-      if (finished) return;
-      requestSignal = options.requestSignal!();
-      if (requestSignal.aborted) cancel();
-      else requestSignal.addEventListener("abort", cancel, { once: true });
-    }
-    : undefined;
-  if (watch) watchLater(watch);
   const emit = (message: JsonRpcMessage): Promise<void> => {
     if (finished) return Promise.resolve();
     if (!stream) {
@@ -127,9 +106,7 @@ export function respond(
   };
   const settle = (outcome: Outcome) => {
     finished = true;
-    if (watch) watching.delete(watch);
     options.inflight?.delete(cancel);
-    requestSignal?.removeEventListener("abort", cancel);
     if (stream) {
       if (outcome) stream.write(encodeSseMessage(JSON.stringify(outcome.body)));
       stream.close();
@@ -139,7 +116,8 @@ export function respond(
       resolve(new Response(null, { status: 202, headers: options.headers }));
     }
   };
-  run(emit, controller.signal).then(settle, (error) => {
+  const disconnect = options.cancelOnDisconnect ? options.requestSignal : undefined;
+  run(emit, controller.signal, disconnect).then(settle, (error) => {
     console.error("anubis: request failed:", error);
     settle(undefined);
   });
