@@ -39,6 +39,13 @@ export interface Exchange {
    * Stateless era; used alongside or instead of `signal`.
    */
   lazySignal?: () => AbortSignal;
+  /**
+   * Closes the connection of this request's SSE stream before its result
+   * (SEP-1699 polling): the client reconnects with `Last-Event-ID` and gets
+   * the rest of the stream. Returns whether it closed one; only a transport
+   * that can resume the stream offers it.
+   */
+  closeStream?: () => boolean;
 }
 
 /**

@@ -86,6 +86,8 @@ export interface FrameScope {
   request?(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   /** Collects multi round-trip input (stateless era). */
   inputs?: InputCollector;
+  /** Closes this request's SSE connection for polling, when the transport can resume it. */
+  closeStream?(): boolean;
 }
 
 /**
@@ -223,6 +225,18 @@ export class Frame {
   /** Publishes list changes and resource updates. */
   get notify(): Notifier {
     return this.#scope.notify;
+  }
+
+  /**
+   * Closes the connection of this request's SSE stream before the result
+   * (SEP-1699 polling): the client reconnects with `Last-Event-ID` and
+   * receives the rest of the stream, the result included. Only legacy HTTP
+   * sessions of 2025-11-25 with an event store can; elsewhere nothing happens.
+   *
+   * @returns Whether the stream's connection was closed.
+   */
+  closeStream(): boolean {
+    return this.#scope.closeStream?.() ?? false;
   }
 
   /**

@@ -50,6 +50,7 @@ export function legacyFrame(
     logLevel: () => session.logLevel ?? "debug",
     canLog: server.capabilities.logging !== undefined,
     request: (m, p, sig) => session.request(m, p, emit, sig, timeout),
+    closeStream: exchange.closeStream,
   });
 }
 
