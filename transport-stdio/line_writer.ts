@@ -8,11 +8,12 @@
 const encoder = new TextEncoder();
 
 /**
- * Writes each message as one JSON line. The first message goes out at once;
- * messages written while that write is in flight wait in one string and leave
- * together, as whole lines, in the next write once the stream accepted the
- * previous one (so backpressure still holds). After a failed write the stream
- * counts as broken and later messages are dropped.
+ * Writes each message as one JSON line. Messages written in the same turn of
+ * the event loop leave together in one write, and messages written while a
+ * write is in flight wait in one string and leave together, as whole lines,
+ * in the next write once the stream accepted the previous one (so
+ * backpressure still holds). After a failed write the stream counts as
+ * broken and later messages are dropped.
  *
  * @example
  * ```ts
@@ -23,9 +24,9 @@ const encoder = new TextEncoder();
  * });
  * const writer = new LineWriter(stream.getWriter());
  * writer.write({ id: 1 });
- * writer.write({ id: 2 });
+ * await writer.write({ id: 2 });
  * await writer.write({ id: 3 });
- * console.log(chunks); // [ '{"id":1}\n', '{"id":2}\n{"id":3}\n' ]
+ * console.log(chunks); // [ '{"id":1}\n{"id":2}\n', '{"id":3}\n' ]
  * ```
  */
 export class LineWriter {
@@ -70,6 +71,9 @@ export class LineWriter {
   }
 
   async #flush(): Promise<void> {
+    // One microtask first: the answers of requests read together finish in
+    // the same turn, and leave in the same write.
+    await undefined;
     try {
       while (this.#pending !== "") {
         const text = this.#pending;
