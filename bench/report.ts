@@ -120,6 +120,11 @@ export interface Outcome {
   measured?: number;
   /** Whether it holds (undefined when not measured). */
   holds?: boolean;
+  /**
+   * The same comparison by server CPU time per request (baseline's over the
+   * row's), when both rows have it: steadier than req/s on a busy machine.
+   */
+  byCpu?: number;
 }
 
 /**
@@ -132,15 +137,17 @@ export interface Outcome {
 export function checkTargets(tables: Table[], targets: Target[]): Outcome[] {
   return targets.map((target) => {
     const table = tables.find((t) => t.key === target.table);
-    const row = figure(table?.rows.find((r) => r.name === target.row));
-    const base = target.baseline === undefined
-      ? 1
-      : figure(table?.rows.find((r) => r.name === target.baseline));
+    const rowOf = (name?: string) => table?.rows.find((r) => r.name === name);
+    const row = figure(rowOf(target.row));
+    const base = target.baseline === undefined ? 1 : figure(rowOf(target.baseline));
     if (row === undefined || base === undefined) return { target };
     const measured = row / base;
     const holds = (target.atLeast === undefined || measured >= target.atLeast) &&
       (target.atMost === undefined || measured <= target.atMost);
-    return { target, measured, holds };
+    const rowCpu = rowOf(target.row)?.result?.cpuUsPerRequest;
+    const baseCpu = rowOf(target.baseline)?.result?.cpuUsPerRequest;
+    const byCpu = rowCpu && baseCpu ? baseCpu / rowCpu : undefined;
+    return { target, measured, holds, byCpu };
   });
 }
 
@@ -151,15 +158,19 @@ export function checkTargets(tables: Table[], targets: Target[]): Outcome[] {
  * @returns Markdown lines.
  */
 export function renderOutcomes(outcomes: Outcome[]): string {
-  const lines = ["| target | measured | holds |", "|---|---|---|"];
-  for (const { target, measured, holds } of outcomes) {
+  const lines = [
+    "| target | measured | holds | same comparison by server CPU per request |",
+    "|---|---|---|---|",
+  ];
+  for (const { target, measured, holds, byCpu } of outcomes) {
     const shown = measured === undefined
       ? "not measured"
       : target.baseline === undefined
       ? fixed(measured)
       : `${measured.toFixed(2)}×`;
+    const verdict = holds === undefined ? "–" : holds ? "yes" : "**no**";
     lines.push(
-      `| ${target.label} | ${shown} | ${holds === undefined ? "–" : holds ? "yes" : "**no**"} |`,
+      `| ${target.label} | ${shown} | ${verdict} | ${byCpu ? `${byCpu.toFixed(2)}×` : "–"} |`,
     );
   }
   return lines.join("\n");
