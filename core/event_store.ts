@@ -100,4 +100,12 @@ export interface EventStore {
    * @param signal Stops the tail.
    */
   tail?(sessionId: string, afterId: number, signal: AbortSignal): AsyncIterable<StoredEvent>;
+  /**
+   * `true` when other processes read and write the same events (a KV file or
+   * database). A stream dropped on one instance may then go on at another, so
+   * an instance never deletes a session's events because its own stream was
+   * abandoned or its own copy of the session went idle: the store's retention
+   * does that, and `DELETE` still deletes.
+   */
+  readonly shared?: boolean;
 }

@@ -100,6 +100,8 @@ function positive(name: string, value: number): number {
  * ```
  */
 export class KvEventStore implements EventStore {
+  /** Other processes share the events: retention is the store's (see `EventStore.shared`). */
+  readonly shared = true;
   readonly #kv: KvLike;
   readonly #prefix: readonly KvKeyPart[];
   readonly #maxPerSession: number;

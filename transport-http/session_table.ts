@@ -255,7 +255,9 @@ export class SessionTable {
       if (session.lastActivity >= cutoff || stream?.attached || session.inflightCount > 0) continue;
       this.discard(entry);
       // The session is over for this instance; a shared session store keeps
-      // its own TTL, so only the recorded events are dropped here.
+      // its own TTL, so only the recorded events are dropped here (unless
+      // other instances share them: the session may be busy there).
+      if (store?.shared) continue;
       store?.delete(session.id!).catch((error) =>
         console.error(`anubis: event store delete failed for session ${session.id}:`, error)
       );

@@ -219,7 +219,9 @@ export class StandaloneStream {
     if (this.#connection !== connection) return;
     this.#connection = undefined;
     const store = this.#options.eventStore;
-    if (!store || this.#closed) return;
+    // A shared store's stream may have moved to another instance: its
+    // retention, not this instance, ends the events.
+    if (!store || this.#closed || store.shared) return;
     this.#grace = setTimeout(() => {
       this.#recording = false;
       store.delete(this.sessionId).catch((error) =>

@@ -1,0 +1,71 @@
+/**
+ * Two handlers sharing KV stores, as two instances behind a load balancer:
+ * a client that leaves one instance's GET stream for another's must not lose
+ * its events when the first instance's grace period ends.
+ */
+
+import assert from "node:assert/strict";
+import { KvEventStore } from "@anubis/event-store-kv";
+import { KvSessionStore } from "@anubis/session-kv";
+import { initialize, post, SseReader, start } from "./http_helpers.ts";
+
+const VERSION = "2025-11-25";
+
+function open(url: string, sessionId: string, lastEventId?: string): Promise<Response> {
+  const headers: Record<string, string> = {
+    accept: "text/event-stream",
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": VERSION,
+  };
+  if (lastEventId) headers["last-event-id"] = lastEventId;
+  return fetch(url, { headers });
+}
+
+async function changeTools(url: string, sessionId: string, id: number): Promise<void> {
+  const response = await post(url, {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "change_tools", arguments: {} },
+  }, { "mcp-session-id": sessionId, "mcp-protocol-version": VERSION });
+  assert.equal(response.status, 200);
+  await response.body?.cancel();
+}
+
+async function nextData(reader: SseReader) {
+  for (let event = await reader.next(); event; event = await reader.next()) {
+    if (event.data) return event;
+  }
+  throw new Error("stream ended");
+}
+
+Deno.test("instances: a stream moved to another instance outlives the first one's grace period", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const eventStore = new KvEventStore(kv, { pollIntervalMs: 20 });
+  const sessionStore = new KvSessionStore(kv);
+  const options = { eventStore, sessionStore, streamGraceMs: 20 };
+  const a = start(options);
+  const b = start(options);
+  try {
+    const sessionId = await initialize(a.url, VERSION);
+    const first = new SseReader(await open(a.url, sessionId));
+    assert.equal((await first.next())?.data, ""); // priming
+    await changeTools(a.url, sessionId, 1);
+    assert.equal((await nextData(first)).id, "1");
+    await first.cancel(); // the client leaves A…
+
+    // …and resumes on B; A's grace period for its dropped stream runs out meanwhile.
+    const moved = new SseReader(await open(b.url, sessionId, "1"));
+    assert.equal((await moved.next())?.id, "1");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await changeTools(b.url, sessionId, 2);
+    const next = await nextData(moved);
+    assert.equal(next.id, "2");
+    assert.equal(JSON.parse(next.data!).method, "notifications/tools/list_changed");
+    await moved.cancel();
+  } finally {
+    await a.close();
+    await b.close();
+    kv.close();
+  }
+});
