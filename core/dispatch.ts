@@ -48,8 +48,10 @@ export function dispatch(
   const known = methodSet(dialect).has(method);
   const handleRequest = target.server.definition.handleRequest;
   if (!known && !handleRequest) throw notFound(method);
+  if (!handleRequest || UNWRAPPED.has(method)) {
+    return route(target, request, dialect, frame, session, known);
+  }
   const next = () => route(target, request, dialect, frame, session, known);
-  if (!handleRequest || UNWRAPPED.has(method)) return next();
   return Promise.resolve(handleRequest(request, frame, next)).then((result) => {
     if (result === NO_REPLY) throw new NoReply();
     return result;

@@ -59,14 +59,18 @@ function acceptObject(value: unknown) {
  * The tools a frame may list and call: `serverTools` applied to the static
  * tools when defined, the static tools otherwise.
  */
-export async function visibleTools(
+export function visibleTools(
   server: McpServer,
   frame: Frame,
-): Promise<ReadonlyMap<string, ToolDefinition<never>>> {
+):
+  | ReadonlyMap<string, ToolDefinition<never>>
+  | Promise<ReadonlyMap<string, ToolDefinition<never>>> {
   const filter = server.definition.serverTools;
+  // Without a filter the answer is synchronous: tools/call awaits nothing for it.
   if (!filter) return server.tools;
-  const tools = await filter([...server.tools.values()], frame);
-  return new Map(tools.map((t) => [t.name, t]));
+  return Promise.resolve(filter([...server.tools.values()], frame)).then((tools) =>
+    new Map(tools.map((t) => [t.name, t]))
+  );
 }
 
 /** Serves `tools/list`. */
@@ -86,10 +90,12 @@ export async function listTools(route: Route): Promise<Record<string, unknown>> 
 export async function callTool(route: Route): Promise<Record<string, unknown>> {
   const { server, frame, dialect, params } = route;
   const name = params.name as string;
-  const tool = (await visibleTools(server, frame)).get(name);
+  const visible = visibleTools(server, frame);
+  const tool = (visible instanceof Promise ? await visible : visible).get(name);
   if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
   const { validateInput, validateOutput } = compile(tool);
-  const input = await validateInput(params.arguments ?? {});
+  const validated = validateInput(params.arguments ?? {});
+  const input = validated instanceof Promise ? await validated : validated;
   if (!input.ok) {
     const message = `Invalid arguments for tool ${name}: ${input.message}`;
     if (dialect.supportsFeature("tool_input_errors_as_results")) {

@@ -201,17 +201,18 @@ export function encodeStatelessResult(
 ): Record<string, unknown> {
   const out: Obj = { ...result };
   out.resultType ??= "complete";
-  out._meta = {
-    ...(result._meta as Obj | undefined),
-    [SERVER_INFO_KEY]: context.serverInfo,
-  };
+  const meta = result._meta as Obj | undefined;
+  out._meta = meta
+    ? { ...meta, [SERVER_INFO_KEY]: context.serverInfo }
+    : { [SERVER_INFO_KEY]: context.serverInfo };
   // Tasks left the core protocol: a tool's `execution` is a 2025-11-25 field.
   if (method === "tools/list" && Array.isArray(out.tools)) {
     out.tools = mapList(out, "tools", noExecution).tools;
   }
   if (!CACHEABLE_METHODS.has(method) || out.resultType !== "complete") {
-    delete out.ttlMs;
-    delete out.cacheScope;
+    // Deleting only what is there keeps the object's fast shape.
+    if ("ttlMs" in out) delete out.ttlMs;
+    if ("cacheScope" in out) delete out.cacheScope;
     return out;
   }
   const hint = context.cacheHint;
