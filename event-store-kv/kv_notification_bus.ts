@@ -77,6 +77,7 @@ export class KvNotificationBus implements NotificationBus {
   readonly #origin = crypto.randomUUID();
   readonly #listeners = new Set<(message: BusMessage) => void>();
   readonly #stop = new AbortController();
+  readonly #retryMs: number;
   #publishing: Promise<void> = Promise.resolve();
   #following?: Promise<void>;
 
@@ -90,6 +91,7 @@ export class KvNotificationBus implements NotificationBus {
     this.#kv = kv;
     this.#channel = options.channel ?? "changes";
     this.#closeKv = options.closeKv ?? false;
+    this.#retryMs = 10 * (options.pollIntervalMs ?? 100);
     this.#log = new KvEventStore(kv, {
       prefix: options.prefix ?? ["anubis", "bus"],
       maxEventsPerSession: options.maxMessages ?? 1_000,
@@ -153,27 +155,44 @@ export class KvNotificationBus implements NotificationBus {
   }
 
   async #follow(from: number): Promise<void> {
-    try {
-      for await (const event of this.#log.tail(this.#channel, from, this.#stop.signal)) {
-        let envelope: Envelope;
-        try {
-          envelope = JSON.parse(event.data);
-        } catch {
-          continue;
+    let cursor = from;
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
+      try {
+        for await (const event of this.#log.tail(this.#channel, cursor, signal)) {
+          cursor = event.id;
+          this.#receive(event.data);
         }
-        if (envelope.origin === this.#origin) continue;
-        const message: BusMessage = { event: envelope.event, delivered: envelope.delivered ?? [] };
-        for (const listener of [...this.#listeners]) {
-          try {
-            listener(message);
-          } catch (error) {
-            console.error("anubis: notification bus listener failed:", error);
-          }
-        }
+        // The tail ends by itself when the channel was deleted: follow it anew.
+        if (!signal.aborted) cursor = Math.min(cursor, await this.#log.latestId(this.#channel));
+      } catch (error) {
+        // A database error must not end following for good: try again soon.
+        if (signal.aborted) return;
+        console.error("anubis: notification bus read failed, retrying:", error);
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, this.#retryMs);
+          signal.addEventListener("abort", () => (clearTimeout(timer), resolve(undefined)), {
+            once: true,
+          });
+        });
       }
-    } catch (error) {
-      if (!this.#stop.signal.aborted) {
-        console.error("anubis: notification bus stopped following:", error);
+    }
+  }
+
+  #receive(data: string): void {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (envelope.origin === this.#origin) return;
+    const message: BusMessage = { event: envelope.event, delivered: envelope.delivered ?? [] };
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(message);
+      } catch (error) {
+        console.error("anubis: notification bus listener failed:", error);
       }
     }
   }

@@ -100,3 +100,38 @@ Deno.test("kv notification bus: a session served where the change was raised is 
     disconnectB();
   });
 });
+
+Deno.test("kv notification bus: a failed read does not end following", async () => {
+  const kv = await Deno.openKv(":memory:");
+  let failures = 0;
+  // The listening side's database fails its next read once.
+  const flaky = new Proxy(kv, {
+    get(target, property) {
+      if (property === "get" && failures > 0) {
+        failures--;
+        return () => Promise.reject(new Error("disk I/O error"));
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const listening = new KvNotificationBus(flaky, { pollIntervalMs: 10 });
+  const raising = new KvNotificationBus(kv, { pollIntervalMs: 10 });
+  const errors: unknown[] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => errors.push(args);
+  try {
+    await listening.start();
+    await raising.start();
+    const heard = received(listening, 1);
+    failures = 1;
+    raising.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
+    assert.deepEqual((await heard)[0].event, { type: "prompts_list_changed" });
+    assert.equal(errors.length, 1);
+  } finally {
+    console.error = consoleError;
+    await listening.close();
+    await raising.close();
+    kv.close();
+  }
+});
