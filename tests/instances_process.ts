@@ -7,7 +7,7 @@
  * @module
  */
 
-const ROOT = new URL("..", import.meta.url);
+import { startHttpServer } from "./everything_http_server.ts";
 
 /** A running `cli serve --http` child process. */
 export interface Instance {
@@ -22,55 +22,13 @@ export interface Instance {
  * on the KV file `kvPath`, and waits for its "listening on" line.
  */
 export async function startInstance(kvPath: string): Promise<Instance> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "cli/main.ts",
-      "serve",
-      "examples/everything.ts",
-      "--http",
-      "--port",
-      "0",
-      "--event-store",
-      `kv:${kvPath}`,
-      "--session-store",
-      `kv:${kvPath}`,
-    ],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  let url: string | undefined;
-  while (!url) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    seen += value;
-    url = seen.match(/anubis: listening on (http:\/\/\S+)\n/)?.[1];
-  }
-  const rest = (async () => {
-    for (let r = await lines.read(); !r.done; r = await lines.read()) seen += r.value;
-    return seen;
-  })();
-  if (!url) {
-    await child.status;
-    throw new Error(`the instance did not start: ${await rest}`);
-  }
-  let stopped: Promise<{ code: number; stderr: string }> | undefined;
-  return {
-    url,
-    stop(signal: Deno.Signal = "SIGTERM") {
-      stopped ??= (async () => {
-        child.kill(signal);
-        const status = await child.status;
-        return { code: status.code, stderr: await rest };
-      })();
-      return stopped;
-    },
-  };
+  const server = await startHttpServer([
+    "--event-store",
+    `kv:${kvPath}`,
+    "--session-store",
+    `kv:${kvPath}`,
+  ]);
+  return { url: server.url.href, stop: server.stop };
 }
 
 /**
