@@ -39,8 +39,8 @@ export async function startInstance(kvPath: string): Promise<Instance> {
 export class Router {
   /** Where the next request of each kind goes. */
   target: { post: string; get: string; delete: string };
-  /** Every request routed: method and the instance URL it went to. */
-  readonly log: { method: string; url: string }[] = [];
+  /** Every request routed: method, the instance URL it went to, its `Last-Event-ID`. */
+  readonly log: { method: string; url: string; lastEventId?: string }[] = [];
   /** The routed requests whose response headers arrived. */
   readonly answered: { method: string; url: string; status: number }[] = [];
 
@@ -58,7 +58,8 @@ export class Router {
       : method === "DELETE"
       ? this.target.delete
       : this.target.get;
-    this.log.push({ method, url });
+    const lastEventId = new Headers(init?.headers).get("last-event-id") ?? undefined;
+    this.log.push({ method, url, lastEventId });
     return fetch(url, init).then((response) => {
       this.answered.push({ method, url, status: response.status });
       return response;

@@ -256,3 +256,49 @@ Deno.test("instances: a change raised on B reaches A's listen stream and A's own
     await stream.cancel();
   });
 });
+
+Deno.test("instances: the official v1 client resumes by itself after a SIGKILL, nothing lost or doubled", async () => {
+  await withTwoInstances(async (a, b, kvPath) => {
+    const router = new Router(a.url);
+    const client = new Client({ name: "resuming", version: "1.0.0" });
+    let toolChanges = 0;
+    const updates: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      toolChanges++;
+    });
+    client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n: { params: { uri: string } }) => {
+        updates.push(n.params.uri);
+      },
+    );
+    const transport = new StreamableHTTPClientTransport(new URL(a.url), { fetch: router.fetch });
+    let restarted: Instance | undefined;
+    try {
+      await client.connect(transport);
+      await until(() => router.answered.some((r) => r.method === "GET"));
+      router.target.post = b.url; // requests go to B, A holds the GET stream
+      await client.subscribeResource({ uri: WATCHED });
+      const change = () => client.callTool({ name: "test_trigger_tool_change", arguments: {} });
+      for (let i = 0; i < 3; i++) await change();
+      await until(() => toolChanges === 3);
+
+      await a.stop("SIGKILL");
+      for (let i = 0; i < 3; i++) await change(); // produced while no stream is open
+      restarted = await startInstance(kvPath);
+      router.target.get = restarted.url; // the balancer's new member for streams
+      // The client reconnects after the priming event's retry: with Last-Event-ID.
+      await until(() => toolChanges === 6);
+      await change();
+      await client.callTool({ name: "test_trigger_resource_update", arguments: {} });
+      await until(() => updates.length === 1);
+      assert.equal(toolChanges, 7);
+      const gets = router.log.filter((r) => r.method === "GET");
+      assert.equal(gets.at(-1)?.url, restarted.url);
+      assert.match(gets.at(-1)?.lastEventId ?? "", /^\d+$/);
+    } finally {
+      await client.close();
+      await restarted?.stop();
+    }
+  });
+});
