@@ -12,6 +12,7 @@ import type {
   Exchange,
   JsonRpcMessage,
   Session,
+  SessionRecord,
   SessionStore,
 } from "@anubis/core";
 import { StandaloneStream } from "./standalone_stream.ts";
@@ -175,8 +176,9 @@ export class SessionTable {
       // (DELETE there): a live entry whose record is gone is gone here too.
       // A store that cannot answer does not stop a live session.
       if (!store || !entry.session.initialized) return entry;
-      const record = await store.load(id).catch(() => true);
-      if (record) return entry;
+      const record = await store.load(id).catch(() => true as const);
+      if (record === true) return entry;
+      if (record) return this.#refresh(entry, record);
       if (this.#entries.get(id) === entry) this.discard(entry);
       return undefined;
     }
@@ -267,6 +269,22 @@ export class SessionTable {
   /** Closes every session and stream. */
   close(): void {
     for (const entry of [...this.#entries.values()]) this.discard(entry);
+  }
+
+  /**
+   * Takes what another instance changed in the session's record since this
+   * one last saved or loaded it: the subscriptions and the log level (the
+   * client may set them at any instance). Assigns stay as they are here.
+   */
+  #refresh(entry: SessionEntry, record: SessionRecord): SessionEntry {
+    const key = JSON.stringify({ ...record, updatedAt: 0 });
+    if (key === entry.saved) return entry;
+    const { session } = entry;
+    session.subscriptions.clear();
+    for (const uri of record.subscriptions) session.subscriptions.add(uri);
+    session.logLevel = record.logLevel;
+    entry.saved = key;
+    return entry;
   }
 
   #register(session: Session): SessionEntry {
