@@ -1,13 +1,14 @@
 /**
  * Two handlers sharing KV stores, as two instances behind a load balancer:
  * a client that leaves one instance's GET stream for another's must not lose
- * its events when the first instance's grace period ends.
+ * its events when the first instance's grace period ends, and what the client
+ * sets at one instance holds at the other.
  */
 
 import assert from "node:assert/strict";
 import { KvEventStore } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
-import { initialize, post, SseReader, start } from "./http_helpers.ts";
+import { initialize, post, SseReader, start, type TestServer } from "./http_helpers.ts";
 
 const VERSION = "2025-11-25";
 
@@ -21,15 +22,42 @@ function open(url: string, sessionId: string, lastEventId?: string): Promise<Res
   return fetch(url, { headers });
 }
 
-async function changeTools(url: string, sessionId: string, id: number): Promise<void> {
-  const response = await post(url, {
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: "change_tools", arguments: {} },
-  }, { "mcp-session-id": sessionId, "mcp-protocol-version": VERSION });
+async function request(
+  url: string,
+  sessionId: string,
+  id: number,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<void> {
+  const response = await post(url, { jsonrpc: "2.0", id, method, params }, {
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": VERSION,
+  });
   assert.equal(response.status, 200);
   await response.body?.cancel();
+}
+
+function changeTools(url: string, sessionId: string, id: number): Promise<void> {
+  return request(url, sessionId, id, "tools/call", { name: "change_tools", arguments: {} });
+}
+
+/** Two handlers on one in-memory KV database with both stores. */
+async function withTwoHandlers(
+  body: (a: TestServer, b: TestServer) => Promise<void>,
+): Promise<void> {
+  const kv = await Deno.openKv(":memory:");
+  const eventStore = new KvEventStore(kv, { pollIntervalMs: 20 });
+  const sessionStore = new KvSessionStore(kv);
+  const options = { eventStore, sessionStore, streamGraceMs: 20 };
+  const a = start(options);
+  const b = start(options);
+  try {
+    await body(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+    kv.close();
+  }
 }
 
 async function nextData(reader: SseReader) {
@@ -40,13 +68,7 @@ async function nextData(reader: SseReader) {
 }
 
 Deno.test("instances: a stream moved to another instance outlives the first one's grace period", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const eventStore = new KvEventStore(kv, { pollIntervalMs: 20 });
-  const sessionStore = new KvSessionStore(kv);
-  const options = { eventStore, sessionStore, streamGraceMs: 20 };
-  const a = start(options);
-  const b = start(options);
-  try {
+  await withTwoHandlers(async (a, b) => {
     const sessionId = await initialize(a.url, VERSION);
     const first = new SseReader(await open(a.url, sessionId));
     assert.equal((await first.next())?.data, ""); // priming
@@ -63,9 +85,25 @@ Deno.test("instances: a stream moved to another instance outlives the first one'
     assert.equal(next.id, "2");
     assert.equal(JSON.parse(next.data!).method, "notifications/tools/list_changed");
     await moved.cancel();
-  } finally {
-    await a.close();
-    await b.close();
-    kv.close();
-  }
+  });
+});
+
+Deno.test("instances: a subscription made at one instance holds at another that restored the session earlier", async () => {
+  await withTwoHandlers(async (a, b) => {
+    const sessionId = await initialize(a.url, VERSION);
+    await request(b.url, sessionId, 1, "ping"); // B restores the session now
+    await request(a.url, sessionId, 2, "resources/subscribe", { uri: "test://r" });
+    const stream = new SseReader(await open(a.url, sessionId));
+    assert.equal((await stream.next())?.data, ""); // priming
+    await request(b.url, sessionId, 3, "ping"); // the client's next request lands on B
+    b.handler.engine.server.notify.resourceUpdated("test://r");
+    b.handler.engine.server.notify.toolsListChanged(); // a marker after it
+    const first = JSON.parse((await nextData(stream)).data!);
+    assert.deepEqual(first, {
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "test://r" },
+    });
+    await stream.cancel();
+  });
 });
