@@ -36,22 +36,27 @@ function methodSet(dialect: Dialect): Set<string> {
   return set;
 }
 
-/** Runs a request through `handleRequest` (when defined) and the default routing. */
+/**
+ * Runs a request through `handleRequest` (when defined) and the default
+ * routing. `checkedMeta` is the `_meta` schema the request's envelope was
+ * already validated with (stateless era), so the params check skips it.
+ */
 export function dispatch(
   target: DispatchTarget,
   request: JsonRpcRequest,
   dialect: Dialect,
   frame: Frame,
   session?: Session,
+  checkedMeta?: s.Schema | null,
 ): Promise<Record<string, unknown>> {
   const { method } = request;
   const known = methodSet(dialect).has(method);
   const handleRequest = target.server.definition.handleRequest;
   if (!known && !handleRequest) throw notFound(method);
   if (!handleRequest || UNWRAPPED.has(method)) {
-    return route(target, request, dialect, frame, session, known);
+    return route(target, request, dialect, frame, session, known, checkedMeta);
   }
-  const next = () => route(target, request, dialect, frame, session, known);
+  const next = () => route(target, request, dialect, frame, session, known, checkedMeta);
   return Promise.resolve(handleRequest(request, frame, next)).then((result) => {
     if (result === NO_REPLY) throw new NoReply();
     return result;
@@ -65,6 +70,7 @@ async function route(
   frame: Frame,
   session: Session | undefined,
   known: boolean,
+  checkedMeta: s.Schema | null | undefined,
 ): Promise<Record<string, unknown>> {
   const { method } = request;
   if (!known) throw notFound(method);
@@ -73,7 +79,7 @@ async function route(
   const caps = server.capabilities;
   if (capability && !caps[capability]) throw notFound(method);
   const params = request.params ?? {};
-  const schema = dialect.requestParamsSchema(method);
+  const schema = paramsSchema(dialect, method, checkedMeta);
   if (schema) {
     const checked = s.validate(schema, params);
     if (!checked.ok) {
@@ -108,6 +114,24 @@ async function route(
   const handler = DEFAULT_ROUTES[method];
   if (!handler) throw notFound(method);
   return handler({ server, dialect, frame, request, params });
+}
+
+const withoutMeta = new WeakMap<s.Schema, s.Schema>();
+
+// The params schema, with a `_meta` the envelope check already covered
+// reduced to a presence check (it is validated once per request, not twice).
+function paramsSchema(
+  dialect: Dialect,
+  method: string,
+  checkedMeta: s.Schema | null | undefined,
+): s.Schema | undefined {
+  const schema = dialect.requestParamsSchema(method);
+  if (!schema || !checkedMeta || schema.kind !== "object") return schema;
+  const object = schema as s.ObjectSchema<s.Shape>;
+  if (object.shape._meta !== checkedMeta) return schema;
+  let reduced = withoutMeta.get(schema);
+  if (!reduced) withoutMeta.set(schema, reduced = s.extend(object, { _meta: s.unknown() }));
+  return reduced;
 }
 
 /** The server's instructions for this frame, if any. */

@@ -12,8 +12,7 @@ import { dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
-import { Frame, InputCollector } from "./frame.ts";
-import { EngineFrameContext, RequestAssigns } from "./frame_context.ts";
+import { InputCollector } from "./frame.ts";
 import { initialize, NEVER, restoreSession } from "./handshake.ts";
 import { MRTR_METHODS, withInputs } from "./input_rounds.ts";
 import {
@@ -32,9 +31,10 @@ import * as s from "./schema.ts";
 import type { McpServer } from "./server.ts";
 import { Session, type SessionOptions } from "./session.ts";
 import { sessionRecord } from "./session_persistence.ts";
+import { statelessFrame } from "./stateless_frame.ts";
 import type { SessionRecord } from "./session_store.ts";
 import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
-import type { ClientCapabilities, Era, Implementation, LogLevel } from "./types.ts";
+import type { Era, Implementation } from "./types.ts";
 
 /**
  * Options of an {@link Engine}.
@@ -340,47 +340,32 @@ export class Engine {
       );
     }
     const params = request.params!;
-    const meta = params._meta as Record<string, unknown>;
     const { session } = exchange;
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
     session?.track(request.id, cancellation);
     const inputs = MRTR_METHODS.has(request.method) ? new InputCollector({}) : undefined;
-    const context = new EngineFrameContext({
-      era: "stateless",
-      protocolVersion: dialect.version,
-      clientInfo: (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
-      clientCapabilities: meta[MetaKey.clientCapabilities] as ClientCapabilities,
-      initialized: true,
-      method: request.method,
-      requestId: request.id,
-      meta,
-      transport: exchange.transport,
-      headers: exchange.headers,
-      assigns: exchange.assigns,
-      authInfo: exchange.authInfo,
-    }, cancellation);
     const emit = emitter(exchange);
-    const frame = new Frame({
-      context,
+    const frame = statelessFrame(
+      this.server,
       dialect,
-      notify: this.server.notify,
-      assigns: new RequestAssigns(exchange.assigns),
+      request,
+      exchange,
       emit,
-      logLevel: () => meta[MetaKey.logLevel] as LogLevel | undefined,
-      canLog: this.server.capabilities.logging !== undefined,
+      cancellation,
       inputs,
-    });
+    );
+    const clientInfo = frame.context.clientInfo as Implementation;
     const retry = params.inputResponses !== undefined || params.requestState !== undefined;
     try {
       let result: Record<string, unknown> | undefined;
       if (inputs) {
         const run = async () => {
-          await this.server.definition.init?.(context.clientInfo as Implementation, frame);
-          return await dispatch(this, request, dialect, frame);
+          await this.server.definition.init?.(clientInfo, frame);
+          return await dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
         };
         result = await withInputs(this.server, request, run, inputs, cancellation);
       } else if (request.method === "subscriptions/listen") {
-        await this.server.definition.init?.(context.clientInfo as Implementation, frame);
+        await this.server.definition.init?.(clientInfo, frame);
         const graceful = await this.#hub.listen(
           request.id,
           (params.notifications ?? {}) as SubscriptionFilter,
@@ -391,8 +376,8 @@ export class Engine {
         if (!graceful) return undefined;
         result = { _meta: { [MetaKey.subscriptionId]: request.id } };
       } else {
-        await this.server.definition.init?.(context.clientInfo as Implementation, frame);
-        result = await dispatch(this, request, dialect, frame);
+        await this.server.definition.init?.(clientInfo, frame);
+        result = await dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
       }
       if (cancellation.aborted && result.resultType !== "input_required") return undefined;
       const encoded = dialect.encodeResult(

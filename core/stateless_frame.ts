@@ -1,0 +1,53 @@
+/**
+ * Builds the frame of a stateless-era request: the facts its `_meta` carries,
+ * its own assigns, and multi round-trip input.
+ *
+ * @module
+ */
+
+import type { Cancellation } from "./cancellation.ts";
+import type { Dialect } from "./dialect.ts";
+import type { Exchange } from "./exchange.ts";
+import { Frame, type InputCollector } from "./frame.ts";
+import { EngineFrameContext, RequestAssigns } from "./frame_context.ts";
+import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
+import { MetaKey } from "./meta.ts";
+import type { McpServer } from "./server.ts";
+import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
+
+/** The frame of one stateless request, whose `_meta` the engine validated. */
+export function statelessFrame(
+  server: McpServer,
+  dialect: Dialect,
+  request: JsonRpcRequest,
+  exchange: Exchange,
+  emit: (message: JsonRpcMessage) => Promise<void>,
+  cancellation: Cancellation,
+  inputs: InputCollector | undefined,
+): Frame {
+  const meta = request.params!._meta as Record<string, unknown>;
+  const context = new EngineFrameContext({
+    era: "stateless",
+    protocolVersion: dialect.version,
+    clientInfo: (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
+    clientCapabilities: meta[MetaKey.clientCapabilities] as ClientCapabilities,
+    initialized: true,
+    method: request.method,
+    requestId: request.id,
+    meta,
+    transport: exchange.transport,
+    headers: exchange.headers,
+    assigns: exchange.assigns,
+    authInfo: exchange.authInfo,
+  }, cancellation);
+  return new Frame({
+    context,
+    dialect,
+    notify: server.notify,
+    assigns: new RequestAssigns(exchange.assigns),
+    emit,
+    logLevel: () => meta[MetaKey.logLevel] as LogLevel | undefined,
+    canLog: server.capabilities.logging !== undefined,
+    inputs,
+  });
+}
