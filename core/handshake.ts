@@ -23,6 +23,20 @@ import type { ClientCapabilities, Implementation } from "./types.ts";
 /** Never cancelled: for frames outside a cancellable request. */
 export const NEVER: Cancellation = new Cancellation();
 
+const initializeSchemas = new WeakMap<Engine, s.Schema | null>();
+
+// The newest legacy version's `initialize` params schema, resolved once per engine.
+function initializeSchema(engine: Engine): s.Schema | undefined {
+  let schema = initializeSchemas.get(engine);
+  if (schema === undefined) {
+    const { registry } = engine;
+    schema = registry.get(registry.versions("legacy")[0])?.requestParamsSchema("initialize") ??
+      null;
+    initializeSchemas.set(engine, schema);
+  }
+  return schema ?? undefined;
+}
+
 /** Serves `initialize` on the exchange's session. */
 export async function initialize(
   engine: Engine,
@@ -43,8 +57,7 @@ export async function initialize(
     );
   }
   const { registry, server } = engine;
-  const newest = registry.get(registry.versions("legacy")[0]);
-  const schema = newest?.requestParamsSchema("initialize");
+  const schema = initializeSchema(engine);
   const params = request.params ?? {};
   const checked = schema ? s.validate(schema, params) : { ok: true as const };
   if (!checked.ok) {
