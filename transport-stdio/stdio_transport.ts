@@ -106,10 +106,11 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   const write = (message: unknown): Promise<void> => lines.write(message);
   const session = engine.createSession({ transport: "stdio", onMessage: write });
   const exchange = { session, transport: "stdio", emit: write };
-  const inflight = new Set<Promise<void>>();
-  const track = (work: Promise<void>) => {
-    inflight.add(work);
-    work.finally(() => inflight.delete(work));
+  // Requests being served; `idle` wakes the shutdown once none is left.
+  let running = 0;
+  let idle: (() => void) | undefined;
+  const finished = () => {
+    if (--running === 0) idle?.();
   };
 
   const reader = readable!.getReader();
@@ -131,7 +132,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     const payload = "text" in line ? line.text : line.bytes;
     const decoded = decodeMessage(payload);
     if (decoded.kind === "invalid" && isBlank(payload)) return;
-    track(serveDecoded(engine, decoded, session, exchange, write));
+    running++;
+    serveDecoded(engine, decoded, session, exchange, write, finished);
   };
   try {
     while (true) {
@@ -148,12 +150,12 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
 
   // End of input: listen streams end gracefully, work gets the grace period.
   engine.close();
-  if (inflight.size > 0) {
+  if (running > 0) {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.allSettled([...inflight]),
-      new Promise((r) => (timer = setTimeout(r, options.gracePeriodMs ?? 10_000))),
-    ]);
+    await new Promise<void>((resolve) => {
+      idle = resolve;
+      timer = setTimeout(resolve, options.gracePeriodMs ?? 10_000);
+    });
     clearTimeout(timer);
   }
   engine.dropSession(session);
@@ -178,12 +180,12 @@ async function serveDecoded(
   session: Session,
   exchange: { session: Session; transport: string; emit: (m: unknown) => Promise<void> },
   write: (message: unknown) => Promise<void>,
+  finished: () => void,
 ): Promise<void> {
-  switch (decoded.kind) {
-    case "invalid":
+  try {
+    if (decoded.kind === "invalid") {
       await write(decoded.error);
-      return;
-    case "batch": {
+    } else if (decoded.kind === "batch") {
       if (!session.dialect?.transportRules.batching) {
         await write(
           errorResponse(
@@ -201,12 +203,13 @@ async function serveDecoded(
       }
       const responses = await engine.handleBatch(messages, exchange);
       if (responses.length > 0) await write(responses);
-      return;
-    }
-    default: {
+    } else {
       const reply = await engine.handle(decoded.message, exchange);
-      if (reply) await write(reply.message);
+      // Queued in order; the shutdown waits for the writer to drain.
+      if (reply) void write(reply.message);
     }
+  } finally {
+    finished();
   }
 }
 
