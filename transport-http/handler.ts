@@ -30,6 +30,7 @@ import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
 import type { RequestContext, ServeInfoLike } from "./request_context.ts";
+import { PostStreams } from "./post_stream.ts";
 import { SessionTable } from "./session_table.ts";
 import { StatelessEndpoint } from "./stateless.ts";
 
@@ -168,7 +169,9 @@ export function createHttpHandler(
   });
   const streams = new StreamCounter(maxStreams);
   const limits: HttpLimits = { maxStreams, keepAliveMs, resumable: eventStore !== undefined };
-  const legacy = new LegacyEndpoint(engine, sessions, streams, limits);
+  const posts = eventStore &&
+    new PostStreams(eventStore, { retryMs: options.retryMs ?? 3_000, keepAliveMs });
+  const legacy = new LegacyEndpoint(engine, sessions, streams, limits, posts);
   const stateless = new StatelessEndpoint(engine, streams, limits);
   const guard = new OriginGuard(options);
   const path = options.path ?? "/mcp";

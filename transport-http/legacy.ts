@@ -18,6 +18,7 @@ import {
   type RequestId,
 } from "@anubis/core";
 import type { HttpLimits, StreamCounter } from "./limits.ts";
+import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonResponse } from "./responses.ts";
@@ -98,6 +99,7 @@ export class LegacyEndpoint {
   readonly #sessions: SessionTable;
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
+  readonly #posts: PostStreams | undefined;
   /** The last `Accept` value seen and its verdict: clients repeat theirs on every request. */
   #lastAccept: string | null | undefined;
   #lastAcceptsBoth = false;
@@ -109,17 +111,20 @@ export class LegacyEndpoint {
    * @param sessions The session table.
    * @param streams The open-stream bound (standalone streams count).
    * @param limits Keep-alive and resumability.
+   * @param posts Records POST streams for resumption (with an event store).
    */
   constructor(
     engine: Engine,
     sessions: SessionTable,
     streams: StreamCounter,
     limits: HttpLimits,
+    posts?: PostStreams,
   ) {
     this.#engine = engine;
     this.#sessions = sessions;
     this.#streams = streams;
     this.#limits = limits;
+    this.#posts = posts;
   }
 
   /**
@@ -151,11 +156,20 @@ export class LegacyEndpoint {
       await this.#persist(found);
       return accepted();
     }
-    return await respond(async (emit) => {
-      const reply = await this.#engine.handle(message, { ...exchange, emit });
+    const posts = this.#posts;
+    const sessionId = found.session.id!;
+    return await respond(async (controls) => {
+      const reply = await this.#engine.handle(message, { ...exchange, ...controls });
       await this.#persist(found);
       return reply && { body: reply.message, status: reply.status };
-    }, { keepAliveMs: this.#limits.keepAliveMs, cancelOnDisconnect: false });
+    }, {
+      keepAliveMs: this.#limits.keepAliveMs,
+      cancelOnDisconnect: false,
+      // 2025-11-25 clients get priming events and may be asked to poll.
+      recorded: posts && found.session.dialect!.version >= "2025-11-25"
+        ? () => posts.open(sessionId)
+        : undefined,
+    });
   }
 
   /**
@@ -216,7 +230,7 @@ export class LegacyEndpoint {
       );
     }
     const exchange: Exchange = { ...exchangeOf(request, context), session: found.session };
-    return await respond(async (emit) => {
+    return await respond(async ({ emit }) => {
       const responses = await this.#engine.handleBatch(messages, { ...exchange, emit });
       await this.#persist(found);
       const all = [...errors, ...responses];
@@ -241,6 +255,8 @@ export class LegacyEndpoint {
     const found = await this.#lookup(request, null, context);
     if (found instanceof Response) return found;
     const session = found.session;
+    const resumed = this.#posts && postStreamCursorOf(request.headers.get("last-event-id") ?? "");
+    if (resumed) return await this.#resumePost(found, resumed.key, resumed.cursor);
     const standalone = this.#sessions.streamOf(found);
     const release = this.#streams.acquire();
     // Superseding the session's own stream needs no new slot.
@@ -263,6 +279,36 @@ export class LegacyEndpoint {
     // A superseded connection gave its slot back while attaching: take it.
     const slot = release ?? this.#streams.acquire();
     if (slot) stream.signal.addEventListener("abort", slot, { once: true });
+    session.lastActivity = Date.now();
+    return stream.response({ "mcp-session-id": session.id! });
+  }
+
+  /** `GET` with the `Last-Event-ID` of a POST stream: the rest of that stream. */
+  async #resumePost(entry: SessionEntry, key: number, cursor: number): Promise<Response> {
+    const session = entry.session;
+    const release = this.#streams.acquire();
+    if (!release) {
+      return errorResponseOf(503, null, ErrorCode.INTERNAL_ERROR, "Too many open streams");
+    }
+    let stream;
+    try {
+      stream = await this.#posts!.resume(session.id!, key, cursor);
+    } catch (error) {
+      release();
+      console.error(`anubis: event store failed resuming a stream of ${session.id}:`, error);
+      return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Event store unavailable");
+    }
+    if (!stream) {
+      release();
+      return errorResponseOf(
+        400,
+        null,
+        ErrorCode.INVALID_REQUEST,
+        "Bad Request: Last-Event-ID names no stream of this session",
+      );
+    }
+    if (stream.open) stream.signal.addEventListener("abort", release, { once: true });
+    else release();
     session.lastActivity = Date.now();
     return stream.response({ "mcp-session-id": session.id! });
   }

@@ -32,3 +32,4 @@ export * from "./standalone_stream.ts";
 export * from "./session_table.ts";
 export * from "./legacy.ts";
 export * from "./stateless.ts";
+export * from "./post_stream.ts";

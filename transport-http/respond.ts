@@ -10,6 +10,7 @@
 import type { JsonRpcMessage } from "@anubis/core";
 import { jsonResponse } from "./responses.ts";
 import { encodeSseMessage } from "./sse.ts";
+import type { PostStream } from "./post_stream.ts";
 import { SseStream } from "./sse_stream.ts";
 
 /**
@@ -50,23 +51,48 @@ export interface RespondOptions {
   requestSignal?: () => AbortSignal;
   /** Holds the work's cancel function while it runs (a shutdown cancels every one). */
   inflight?: Set<() => void>;
+  /**
+   * Opens a recorded, resumable stream when the response upgrades to SSE
+   * (legacy 2025-11-25 with an event store); the work may then close the
+   * connection early (`closeStream`).
+   */
+  recorded?: () => PostStream;
   /** Extra response headers. */
   headers?: Record<string, string>;
 }
 
 /**
+ * What a request's work gets to answer through: the fields of the engine's
+ * `Exchange` a transport fills per request.
+ *
+ * @example
+ * ```ts
+ * import type { ResponseControls } from "@anubis/transport-http";
+ * const quiet = (controls: ResponseControls) => controls.signal.aborted;
+ * ```
+ */
+export interface ResponseControls {
+  /** Sends a related message (upgrades the response to SSE). */
+  emit: (message: JsonRpcMessage) => Promise<void>;
+  /** Aborts on shutdown, or when the client cancels an upgraded stream (stateless). */
+  signal: AbortSignal;
+  /** The request's own signal, read only if needed (stateless: disconnect cancels). */
+  lazySignal?: () => AbortSignal;
+  /** Closes the SSE connection early for polling (recorded streams only). */
+  closeStream?: () => boolean;
+}
+
+/**
  * Runs a request's work and answers it.
  *
- * @param run The work; gets the emitter of related messages, the cancellation signal (a
- * shutdown, or the client cancelling an upgraded stream) and, when disconnects cancel, the
- * request's own signal to read only if it is needed (the engine's `Exchange.lazySignal`).
- * @param options Streaming and cancellation.
+ * @param run The work; gets the {@link ResponseControls} to spread into its exchange.
+ * @param options Streaming, recording and cancellation.
  * @returns The response: JSON, SSE, or `202` when the work had nothing to say.
  *
  * @example
  * ```ts
  * import { respond } from "@anubis/transport-http";
- * const response = await respond(async (emit) => {
+ * const response = await respond(async ({ emit }) => {
  *   await emit({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } });
  *   return { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
  * }, { keepAliveMs: 0, cancelOnDisconnect: false });
@@ -75,39 +101,47 @@ export interface RespondOptions {
  * ```
  */
 export function respond(
-  run: (
-    emit: (message: JsonRpcMessage) => Promise<void>,
-    signal: AbortSignal,
-    disconnect?: () => AbortSignal,
-  ) => Promise<Outcome>,
+  run: (controls: ResponseControls) => Promise<Outcome>,
   options: RespondOptions,
 ): Promise<Response> {
   let resolve!: (response: Response) => void;
   const promise = new Promise<Response>((r) => (resolve = r));
   const controller = new AbortController();
   let stream: SseStream | undefined;
+  let recorded: PostStream | undefined;
   let finished = false;
   const cancel = () => {
     // A shutdown or a cancelled stream after the work finished changes nothing.
     if (!finished) controller.abort();
   };
   options.inflight?.add(cancel);
+  const upgrade = (): SseStream => {
+    recorded = options.recorded?.();
+    const opened = recorded?.body ?? new SseStream({ keepAliveMs: options.keepAliveMs });
+    if (options.cancelOnDisconnect) opened.signal.addEventListener("abort", cancel, { once: true });
+    resolve(opened.response(options.headers));
+    return opened;
+  };
   const emit = (message: JsonRpcMessage): Promise<void> => {
     if (finished) return Promise.resolve();
-    if (!stream) {
-      stream = new SseStream({ keepAliveMs: options.keepAliveMs });
-      if (options.cancelOnDisconnect) {
-        stream.signal.addEventListener("abort", cancel, { once: true });
-      }
-      resolve(stream.response(options.headers));
-    }
+    stream ??= upgrade();
+    if (recorded) return recorded.send(JSON.stringify(message));
     stream.write(encodeSseMessage(JSON.stringify(message)));
     return Promise.resolve();
+  };
+  const closeStream = (): boolean => {
+    if (finished) return false;
+    stream ??= upgrade();
+    recorded!.closeConnection();
+    return true;
   };
   const settle = (outcome: Outcome) => {
     finished = true;
     options.inflight?.delete(cancel);
-    if (stream) {
+    if (recorded) {
+      if (outcome) recorded.send(JSON.stringify(outcome.body), true);
+      else recorded.end();
+    } else if (stream) {
       if (outcome) stream.write(encodeSseMessage(JSON.stringify(outcome.body)));
       stream.close();
     } else if (outcome) {
@@ -116,8 +150,12 @@ export function respond(
       resolve(new Response(null, { status: 202, headers: options.headers }));
     }
   };
-  const disconnect = options.cancelOnDisconnect ? options.requestSignal : undefined;
-  run(emit, controller.signal, disconnect).then(settle, (error) => {
+  run({
+    emit,
+    signal: controller.signal,
+    lazySignal: options.cancelOnDisconnect ? options.requestSignal : undefined,
+    closeStream: options.recorded ? closeStream : undefined,
+  }).then(settle, (error) => {
     console.error("anubis: request failed:", error);
     settle(undefined);
   });

@@ -9,6 +9,7 @@
  */
 
 import type { EventStore, JsonRpcMessage, StoredEvent } from "@anubis/core";
+import { isPostStreamRecord } from "./post_stream.ts";
 import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
 import { SseStream } from "./sse_stream.ts";
 
@@ -197,7 +198,8 @@ export class StandaloneStream {
   }
 
   #deliver(connection: Connection, event: StoredEvent): void {
-    if (event.id <= connection.cursor) return;
+    // The session's events include its POST streams' (resumable on their own).
+    if (event.id <= connection.cursor || isPostStreamRecord(event.data)) return;
     connection.stream.write(encodeSseMessage(event.data, event.id));
     connection.cursor = event.id;
   }

@@ -143,9 +143,9 @@ export class StatelessEndpoint {
         return errorResponseOf(503, message.id, ErrorCode.INTERNAL_ERROR, "Too many open streams");
       }
     }
-    return await respond(async (emit, signal, lazySignal) => {
+    return await respond(async (controls) => {
       try {
-        const reply = await engine.handle(message, { ...exchange, emit, signal, lazySignal });
+        const reply = await engine.handle(message, { ...exchange, ...controls });
         if (reply) return { body: reply.message, status: reply.status };
         if (!this.#closed) return undefined;
         return {

@@ -1,0 +1,381 @@
+/**
+ * Resumable POST SSE streams of legacy sessions (2025-11-25, SEP-1699
+ * polling), with an event store. A POST answered with SSE opens with a
+ * priming event; every message of the stream is recorded in the session's
+ * events, tagged with the stream, before it is written; the server may close
+ * the connection early (`frame.closeStream()`), and the client resumes with
+ * `GET` and `Last-Event-ID`, receiving the rest of that stream and nothing
+ * of any other.
+ *
+ * Recorded data of a POST stream is `<key>\n<message JSON>` (compact JSON
+ * never holds a raw newline), where the key is the store id of the stream's
+ * opening record (data `\n`), so keys are unique in the session across
+ * instances. Standalone messages stay plain JSON, so the `EventStore`
+ * contract is unchanged and the standalone stream skips tagged events. SSE
+ * ids of a POST stream are `<key>-<event id>`; the standalone stream's are
+ * plain numbers. Every id is unique in the session.
+ *
+ * @module
+ */
+
+import type { EventStore, StoredEvent } from "@anubis/core";
+import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
+import { SseStream } from "./sse_stream.ts";
+
+/**
+ * Whether recorded data belongs to a POST stream (or opens one) rather than
+ * to the standalone stream.
+ *
+ * @param data Recorded event data.
+ * @returns `true` for POST stream records.
+ *
+ * @example
+ * ```ts
+ * import { isPostStreamRecord } from "@anubis/transport-http";
+ * console.log(isPostStreamRecord('7\n{"jsonrpc":"2.0","id":1,"result":{}}')); // true
+ * console.log(isPostStreamRecord('{"jsonrpc":"2.0","method":"ping"}')); // false
+ * ```
+ */
+export function isPostStreamRecord(data: string): boolean {
+  const first = data.charCodeAt(0);
+  return first !== 123 && first !== 91; // neither "{" nor "["
+}
+
+/**
+ * Reads a `Last-Event-ID` that names a POST stream (`<key>-<event id>`).
+ *
+ * @param raw The header value.
+ * @returns The stream key and the last event id seen, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { postStreamCursorOf } from "@anubis/transport-http";
+ * console.log(postStreamCursorOf("12-15")); // { key: 12, cursor: 15 }
+ * console.log(postStreamCursorOf("15")); // undefined
+ * ```
+ */
+export function postStreamCursorOf(raw: string): { key: number; cursor: number } | undefined {
+  const match = /^(\d{1,15})-(\d{1,15})$/.exec(raw.trim());
+  return match ? { key: Number(match[1]), cursor: Number(match[2]) } : undefined;
+}
+
+/**
+ * Options of {@link PostStreams}.
+ *
+ * @example
+ * ```ts
+ * import type { PostStreamOptions } from "@anubis/transport-http";
+ * const options: PostStreamOptions = { retryMs: 3_000, keepAliveMs: 15_000 };
+ * ```
+ */
+export interface PostStreamOptions {
+  /** The `retry:` of the priming event, in milliseconds. */
+  retryMs: number;
+  /** Keep-alive comment interval (0: none). */
+  keepAliveMs: number;
+}
+
+/** One message of a stream: its store id (0 when the append failed) and text. */
+interface Recorded {
+  id: number;
+  json: string;
+  last: boolean;
+}
+
+interface Connection {
+  stream: SseStream;
+  cursor: number;
+  /** Events that arrive while a resumed connection replays. */
+  buffer?: Recorded[];
+}
+
+/**
+ * One recorded POST stream: written to its connection while one is
+ * attached, recorded throughout.
+ *
+ * @example
+ * ```ts
+ * import { MemoryEventStore } from "@anubis/event-store-memory";
+ * import { PostStreams } from "@anubis/transport-http";
+ * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+ * const post = streams.open("s1");
+ * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
+ * const text = await new Response(post.body.readable).text();
+ * console.log(text.startsWith("id: 1-1\nretry: 1000\ndata: \n\n"), text.includes("id: 1-2")); // true true
+ * ```
+ */
+export class PostStream {
+  /** The body of the POST's response (priming first). */
+  readonly body: SseStream;
+  readonly #streams: PostStreams;
+  readonly #sessionId: string;
+  #key = 0;
+  #connection: Connection | undefined;
+  #chain: Promise<void>;
+  #ended = false;
+
+  /**
+   * Opens the stream: records its opening and writes the priming event.
+   * Use {@link PostStreams.open}.
+   *
+   * @param streams The handler's POST streams.
+   * @param sessionId The session.
+   */
+  constructor(streams: PostStreams, sessionId: string) {
+    this.#streams = streams;
+    this.#sessionId = sessionId;
+    this.body = new SseStream({ keepAliveMs: streams.options.keepAliveMs });
+    const connection: Connection = { stream: this.body, cursor: 0 };
+    this.#attach(connection);
+    this.#chain = streams.store.append(sessionId, "\n").then((key) => {
+      this.#key = connection.cursor = key;
+      streams.live.set(this.#liveKey, this);
+      connection.stream.write(
+        encodeSseEvent({ id: `${key}-${key}`, retry: streams.options.retryMs, data: "" }),
+      );
+    }, (error) => {
+      // Without an opening record the stream cannot be resumed: it goes on unrecorded.
+      console.error(`anubis: event store append failed for session ${sessionId}:`, error);
+    });
+  }
+
+  /**
+   * Records a message of the stream, then writes it to the connection.
+   *
+   * @param json The message as JSON text.
+   * @param last Whether it is the stream's last (the response).
+   * @returns Resolves once recorded and written.
+   */
+  send(json: string, last = false): Promise<void> {
+    this.#chain = this.#chain.then(async () => {
+      let id = 0;
+      if (this.#key > 0) {
+        try {
+          id = await this.#streams.store.append(this.#sessionId, `${this.#key}\n${json}`);
+        } catch (error) {
+          console.error(`anubis: event store append failed for session ${this.#sessionId}:`, error);
+        }
+      }
+      this.#offer({ id, json, last });
+    });
+    return this.#chain;
+  }
+
+  /** Closes the current connection after what was sent; recording goes on. */
+  closeConnection(): void {
+    this.#chain = this.#chain.then(() => {
+      // A stream that could not be recorded cannot be resumed: keep it open.
+      if (this.#key === 0) return;
+      const connection = this.#connection;
+      this.#connection = undefined;
+      connection?.stream.close();
+    });
+  }
+
+  /** Ends the stream without a last message (the work failed). */
+  end(): void {
+    this.#chain = this.#chain.then(() => this.#finish());
+  }
+
+  /**
+   * Attaches a resuming connection (superseding the current one): the
+   * stream's events after `cursor` are replayed, then live delivery goes on.
+   *
+   * @param cursor The last event id the client saw.
+   * @returns The connection's SSE body.
+   * @throws When the store cannot replay.
+   */
+  async attach(cursor: number): Promise<SseStream> {
+    const connection: Connection = {
+      stream: new SseStream({ keepAliveMs: this.#streams.options.keepAliveMs }),
+      cursor,
+      buffer: [],
+    };
+    this.#attach(connection);
+    try {
+      const events = await this.#streams.replay(this.#sessionId, this.#key, cursor) ?? [];
+      for (const { id, data } of events) this.#deliver(connection, { id, json: data, last: false });
+    } catch (error) {
+      connection.stream.close();
+      throw error;
+    }
+    const buffered = connection.buffer!;
+    connection.buffer = undefined;
+    for (const event of buffered) this.#deliver(connection, event);
+    if (this.#ended) connection.stream.close();
+    return connection.stream;
+  }
+
+  get #liveKey(): string {
+    return `${this.#sessionId} ${this.#key}`;
+  }
+
+  #attach(connection: Connection): void {
+    const previous = this.#connection;
+    this.#connection = connection;
+    previous?.stream.close();
+    connection.stream.signal.addEventListener("abort", () => {
+      if (this.#connection === connection) this.#connection = undefined;
+    }, { once: true });
+  }
+
+  #offer(event: Recorded): void {
+    const connection = this.#connection;
+    if (connection?.buffer) connection.buffer.push(event);
+    else if (connection) this.#deliver(connection, event);
+    if (event.last) this.#finish();
+  }
+
+  #deliver(connection: Connection, event: Recorded): void {
+    if (event.id === 0) {
+      connection.stream.write(encodeSseMessage(event.json));
+      return;
+    }
+    if (event.id <= connection.cursor) return;
+    connection.stream.write(encodeSseEvent({
+      id: `${this.#key}-${event.id}`,
+      event: "message",
+      data: event.json,
+    }));
+    connection.cursor = event.id;
+  }
+
+  #finish(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#streams.live.delete(this.#liveKey);
+    // A resuming connection still replaying closes once it caught up.
+    if (!this.#connection?.buffer) this.#connection?.stream.close();
+  }
+}
+
+/**
+ * The recorded POST streams of one handler: opens them, and resumes them on
+ * `GET` with a `Last-Event-ID` that names one (live here, or from the store
+ * when another instance or an earlier connection recorded it).
+ *
+ * @example
+ * ```ts
+ * import { MemoryEventStore } from "@anubis/event-store-memory";
+ * import { PostStreams } from "@anubis/transport-http";
+ * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+ * const post = streams.open("s1");
+ * post.closeConnection();
+ * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
+ * const resumed = await streams.resume("s1", 1, 1);
+ * console.log((await new Response(resumed?.readable).text()).includes('"result"')); // true
+ * ```
+ */
+export class PostStreams {
+  /** The event store. */
+  readonly store: EventStore;
+  /** Priming and keep-alive. */
+  readonly options: PostStreamOptions;
+  /** The streams whose request still runs here, by `<session id> <key>`. */
+  readonly live: Map<string, PostStream> = new Map();
+
+  /**
+   * Creates the registry.
+   *
+   * @param store The event store.
+   * @param options Priming and keep-alive.
+   */
+  constructor(store: EventStore, options: PostStreamOptions) {
+    this.store = store;
+    this.options = options;
+  }
+
+  /**
+   * Opens a recorded stream for a POST of the session.
+   *
+   * @param sessionId The session.
+   * @returns The stream; its `body` answers the POST.
+   */
+  open(sessionId: string): PostStream {
+    return new PostStream(this, sessionId);
+  }
+
+  /**
+   * Resumes a POST stream after `cursor`: attached to the running request
+   * when it runs here; else replayed from the store, then followed with the
+   * store's `tail()` when it has one, until the stream's last message.
+   *
+   * @param sessionId The session.
+   * @param key The stream's key.
+   * @param cursor The last event id the client saw.
+   * @returns The SSE body, or `undefined` when the session has no such stream (any more).
+   * @throws When the store cannot replay.
+   */
+  async resume(sessionId: string, key: number, cursor: number): Promise<SseStream | undefined> {
+    const live = this.live.get(`${sessionId} ${key}`);
+    if (live) return await live.attach(cursor);
+    const events = await this.replay(sessionId, key, cursor);
+    if (!events) return undefined;
+    const stream = new SseStream({ keepAliveMs: this.options.keepAliveMs });
+    let last = cursor;
+    const write = (event: StoredEvent): boolean => {
+      stream.write(
+        encodeSseEvent({ id: `${key}-${event.id}`, event: "message", data: event.data }),
+      );
+      last = event.id;
+      return isResponse(event.data);
+    };
+    if (events.some(write) || !this.store.tail) {
+      stream.close();
+      return stream;
+    }
+    this.#follow(sessionId, key, last, stream, write);
+    return stream;
+  }
+
+  /**
+   * The stream's events after `cursor`, from the store, as message JSON.
+   *
+   * @param sessionId The session.
+   * @param key The stream's key.
+   * @param cursor The last event id seen.
+   * @returns The events (data without the tag), or `undefined` when the
+   * session's events do not hold the stream's opening (another session's
+   * key, or one the store no longer retains).
+   */
+  async replay(
+    sessionId: string,
+    key: number,
+    cursor: number,
+  ): Promise<StoredEvent[] | undefined> {
+    const events = await this.store.replay(sessionId, key - 1);
+    if (events[0]?.id !== key || events[0].data !== "\n") return undefined;
+    const prefix = `${key}\n`;
+    return events.filter((event) => event.id > cursor && event.data.startsWith(prefix))
+      .map((event) => ({ id: event.id, data: event.data.slice(prefix.length) }));
+  }
+
+  async #follow(
+    sessionId: string,
+    key: number,
+    after: number,
+    stream: SseStream,
+    write: (event: StoredEvent) => boolean,
+  ): Promise<void> {
+    const prefix = `${key}\n`;
+    try {
+      for await (const event of this.store.tail!(sessionId, after, stream.signal)) {
+        if (!event.data.startsWith(prefix)) continue;
+        if (write({ id: event.id, data: event.data.slice(prefix.length) })) break;
+      }
+    } catch (error) {
+      if (stream.open) console.error(`anubis: event store tail failed for ${sessionId}:`, error);
+    }
+    stream.close();
+  }
+}
+
+/** Whether a recorded message is a response (a POST stream's last message). */
+function isResponse(json: string): boolean {
+  try {
+    const message = JSON.parse(json);
+    return typeof message === "object" && message !== null && !("method" in message);
+  } catch {
+    return false;
+  }
+}
