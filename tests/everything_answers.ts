@@ -91,6 +91,7 @@ export const TOOL_NAMES = [
   "test_elicitation_sep1330_enums",
   "test_missing_capability",
   "test_streaming_elicitation",
+  "test_reconnection",
   "test_logging_tool",
   "test_trigger_tool_change",
   "test_trigger_prompt_change",

@@ -47,7 +47,8 @@ async function greetByName(_args: unknown, frame: Frame) {
 /**
  * The 2026-07-28 diagnostic tools (`test_missing_capability`,
  * `test_streaming_elicitation`, `test_logging_tool`, the change triggers and
- * the `test_input_required_result_*` family), and `test_x_mcp_header`.
+ * the `test_input_required_result_*` family), `test_x_mcp_header`, and the
+ * 2025-11-25 `test_reconnection` (SSE polling).
  *
  * @example
  * ```ts
@@ -69,6 +70,19 @@ export const diagnosticTools: ToolDefinition<never>[] = [
     handler: async (_args, frame) => {
       const answer = await frame.elicit(form("Continue?", "ok", "boolean"), { key: "continue" });
       return `Elicitation answered: ${answer.action}`;
+    },
+  },
+  {
+    name: "test_reconnection",
+    description: "Closes its SSE stream mid-call (SEP-1699 polling); the result arrives " +
+      "after the client reconnects with Last-Event-ID",
+    handler: async (_args, frame) => {
+      // Over HTTP with an event store (2025-11-25 sessions) the client gets the
+      // priming event, then the connection closes; the work goes on and its
+      // result is recorded for the reconnecting GET. Elsewhere it just answers.
+      frame.closeStream();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return "Reconnection test completed successfully";
     },
   },
   {
