@@ -75,9 +75,28 @@ export class Session {
   initialized = false;
   /** The level set by `logging/setLevel`. */
   logLevel?: LogLevel;
-  /** URIs the client subscribed to (made on first use). */
+  /** URIs the client subscribed to (made on first use; readers use {@link isSubscribed}). */
   get subscriptions(): Set<string> {
     return this.#subscriptions ??= new Set();
+  }
+
+  /**
+   * Whether the client subscribed to a URI, without making the set.
+   *
+   * @param uri The resource URI.
+   * @returns `true` when subscribed.
+   */
+  isSubscribed(uri: string): boolean {
+    return this.#subscriptions?.has(uri) ?? false;
+  }
+
+  /**
+   * The subscribed URIs, without making the set.
+   *
+   * @returns A new array.
+   */
+  subscribedUris(): string[] {
+    return this.#subscriptions ? [...this.#subscriptions] : [];
   }
   /** The frame's assigns, shared by every request of the session. */
   readonly assigns: { value: Record<string, unknown> } = { value: {} };

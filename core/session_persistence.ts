@@ -91,7 +91,7 @@ export function sessionRecord(
     clientInfo: session.clientInfo as SessionRecord["clientInfo"],
     clientCapabilities: session.clientCapabilities,
     initialized: session.initialized,
-    subscriptions: [...session.subscriptions],
+    subscriptions: session.subscribedUris(),
     assigns: assigns as JsonObject,
     updatedAt: Date.now(),
   };
