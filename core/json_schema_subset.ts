@@ -20,19 +20,21 @@ import type { Issue, Path } from "./schema.ts";
 /** A compiled subset schema: pushes the issues of a value (Ajv's wording) onto `issues`. */
 export type SubsetCheck = (value: unknown, issues: Issue[]) => void;
 
-const ANNOTATIONS = new Set([
-  "title",
-  "description",
-  "default",
-  "examples",
-  "format",
-  "$comment",
-  "readOnly",
-  "writeOnly",
-  "deprecated",
-  "contentMediaType",
-  "contentEncoding",
-]);
+// Annotations, with the type the meta-schema gives each (Ajv rejects a
+// schema where one has another type, so such a schema is left to Ajv).
+const ANNOTATIONS: Readonly<Record<string, string>> = {
+  title: "string",
+  description: "string",
+  format: "string",
+  $comment: "string",
+  contentMediaType: "string",
+  contentEncoding: "string",
+  readOnly: "boolean",
+  writeOnly: "boolean",
+  deprecated: "boolean",
+  examples: "array",
+  default: "any",
+};
 const KEYWORDS = new Set([
   "type",
   "properties",
@@ -88,7 +90,7 @@ function compile(schema: unknown): SubsetCheck {
   if (schema === false) return (_, issues) => void issues.push(issue("boolean schema is false"));
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) outside();
   const s = schema as Record<string, unknown>;
-  for (const key in s) if (!KEYWORDS.has(key) && !ANNOTATIONS.has(key)) outside();
+  for (const key in s) if (!KEYWORDS.has(key) && !isAnnotation(key, s[key])) outside();
   const checks: SubsetCheck[] = [];
   const types = typeNames(s.type);
   if (types) checks.push(typeCheck(types));
@@ -115,6 +117,12 @@ function compile(schema: unknown): SubsetCheck {
   return (value, issues) => {
     for (let i = 0; i < checks.length; i++) checks[i](value, issues);
   };
+}
+
+function isAnnotation(key: string, value: unknown): boolean {
+  const type = Object.hasOwn(ANNOTATIONS, key) ? ANNOTATIONS[key] : undefined;
+  if (type === "array") return Array.isArray(value);
+  return type === "any" || (type !== undefined && typeof value === type);
 }
 
 function typeNames(type: unknown): string[] | undefined {

@@ -151,6 +151,8 @@ Deno.test("schemas outside the subset are left to Ajv", async () => {
       { type: "strings" },
       { pattern: "(" },
       { $schema: "https://json-schema.org/draft/2020-12/schema", type: "string" },
+      { type: "string", title: 5 },
+      { type: "object", properties: { a: { description: ["x"] } } },
     ]
   ) {
     assert.equal(compileSubset(schema), undefined, JSON.stringify(schema));
