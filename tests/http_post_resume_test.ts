@@ -6,8 +6,15 @@
  */
 
 import assert from "node:assert/strict";
-import { defineServer, type EventStore, type McpServer } from "@anubis/core";
+import {
+  defineServer,
+  type EventStore,
+  type McpServer,
+  type SessionRecord,
+  type SessionStore,
+} from "@anubis/core";
 import { MemoryEventStore } from "@anubis/event-store-memory";
+import { openKvEventStore } from "@anubis/event-store-kv";
 import {
   initialize,
   type ParsedEvent,
@@ -144,6 +151,54 @@ for (const [name, makeStore] of stores) {
       }
     } finally {
       await server.close();
+    }
+  });
+}
+
+const sharedStores: [string, () => Promise<{ store: EventStore; close(): Promise<void> }>][] = [
+  ["memory store", () => Promise.resolve({ store: new MemoryEventStore(), close: async () => {} })],
+  ["KV file", async () => {
+    const dir = await Deno.makeTempDir();
+    const store = await openKvEventStore(`${dir}/events.sqlite`, { pollIntervalMs: 20 });
+    return {
+      store,
+      close: async () => {
+        await store.close();
+        await Deno.remove(dir, { recursive: true });
+      },
+    };
+  }],
+];
+
+for (const [name, makeShared] of sharedStores) {
+  Deno.test(`http post resume, ${name}: a request running on one instance resumes on another through the store's tail`, async () => {
+    const shared = await makeShared();
+    const events = shared.store;
+    const records = new Map<string, SessionRecord>();
+    const sessionStore: SessionStore = {
+      save: (record) => Promise.resolve(void records.set(record.id, record)),
+      load: (id) => Promise.resolve(records.get(id)),
+      touch: () => Promise.resolve(),
+      delete: (id) => Promise.resolve(void records.delete(id)),
+    };
+    const a = start({ eventStore: events, sessionStore }, pollServer());
+    const b = start({ eventStore: events, sessionStore }, pollServer());
+    try {
+      const sessionId = await initialize(a.url, "2025-11-25");
+      const { body, headers } = call(5, "poll", sessionId);
+      const first = await all(new SseReader(await post(a.url, body, headers)));
+      const resumed = await resume(b.url, sessionId, first.at(-1)!.id!);
+      assert.equal(resumed.status, 200);
+      openGate();
+      const rest = messagesOf(await all(new SseReader(resumed)));
+      assert.deepEqual(rest.map((m) => m.params?.progress ?? m.result.content[0].text), [
+        2,
+        "polled",
+      ]);
+    } finally {
+      await a.close();
+      await b.close();
+      await shared.close();
     }
   });
 }
