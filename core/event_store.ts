@@ -16,13 +16,18 @@
 export interface StoredEvent {
   /** The session-scoped, strictly increasing event id (the first is 1). */
   id: number;
-  /** The message as sent (one JSON-RPC message as JSON text). */
+  /**
+   * What the transport recorded, opaque to the store: one JSON-RPC message as
+   * JSON text (Streamable HTTP also records POST streams' messages, tagged
+   * with their stream).
+   */
   data: string;
 }
 
 /**
  * Records the messages sent on each session's standalone SSE stream (the one
- * opened with `GET`) and replays them after a `Last-Event-ID`.
+ * opened with `GET`), and on its resumable POST streams, and replays them
+ * after a `Last-Event-ID`. The data is opaque text to the store.
  *
  * - Ids are session-scoped and strictly increasing across reconnects; the store,
  *   not the connection, owns the counter, and the first id of a session is 1.
