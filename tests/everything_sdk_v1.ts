@@ -173,22 +173,30 @@ export async function runV1Steps(
 
   await t.step("progress", async () => {
     const progress: unknown[] = [];
+    const sentBefore = received.length;
     const result = await client.callTool(
       { name: "test_tool_with_progress", arguments: {} },
       undefined,
       { onprogress: (p: unknown) => progress.push(p) },
     );
+    const expected = [0, 50, 100].map((step) => ({
+      progress: step,
+      total: 100,
+      message: `Completed step ${step} of 100`,
+    }));
+    // The server sent all three, before the result.
+    const sent = received.slice(sentBefore).filter((m) => m.method === "notifications/progress");
+    const token = sent[0].params!.progressToken;
     assert.deepEqual(
-      progress,
-      [0, 50, 100].map((step) => ({
-        progress: step,
-        total: 100,
-        message: `Completed step ${step} of 100`,
-      })),
+      sent.map((m) => m.params),
+      expected.map((p) => ({ progressToken: token, ...p })),
     );
-    const token = received.find((m) => m.method === "notifications/progress")!.params!
-      .progressToken;
     assert.equal(textOf(result), String(token));
+    // The v1 client dispatches notifications a microtask late and drops the
+    // progress handler when the response arrives, so a last progress read in
+    // the same chunk as the result never reaches `onprogress`. All the others do.
+    assert.ok(progress.length >= 2, `onprogress saw ${progress.length} of 3`);
+    assert.deepEqual(progress, expected.slice(0, progress.length));
   });
 
   await t.step("logging and logging/setLevel", async () => {
