@@ -158,7 +158,7 @@ export class SubscriptionHub {
         continue;
       }
       const wanted = event.type === "resource_updated"
-        ? session.subscriptions.has(event.uri)
+        ? session.isSubscribed(event.uri)
         : event.type === "tools_list_changed"
         ? caps.tools?.listChanged
         : event.type === "prompts_list_changed"
