@@ -21,6 +21,7 @@ import type {
   JsonObject,
   PromptMessage,
   ReadResourceResult,
+  Resource,
   ResourceContents,
   ServerCapabilities,
 } from "./types.ts";
@@ -185,25 +186,7 @@ export type ResourceReadReturn =
  * };
  * ```
  */
-export interface ResourceDefinition {
-  /** The URI. */
-  uri: string;
-  /** A programmatic name. */
-  name: string;
-  /** A display name. */
-  title?: string;
-  /** A description. */
-  description?: string;
-  /** The media type. */
-  mimeType?: string;
-  /** Size in bytes. */
-  size?: number;
-  /** Annotations. */
-  annotations?: Annotations;
-  /** Icons. */
-  icons?: Icon[];
-  /** Extension metadata. */
-  _meta?: Record<string, unknown>;
+export interface ResourceDefinition extends Resource {
   /** Reads the resource; without it, `handleResourceRead` of the server is called. */
   read?: (uri: string, frame: Frame) => Awaitable<ResourceReadReturn>;
 }
