@@ -36,7 +36,7 @@ const CHANGE_NOTIFICATIONS = [
   "notifications/resources/list_changed",
   "notifications/resources/updated",
 ] as const;
-const LEGACY_SERVER_NOTIFICATIONS = [
+const BASE_SERVER_NOTIFICATIONS = [
   "notifications/cancelled",
   "notifications/progress",
   "notifications/message",
@@ -52,6 +52,19 @@ const CAPABILITIES_2025 = {
 } as const;
 const LEGACY_RULES = { batching: false, protocolVersionHeader: true };
 const BASE_FEATURES = ["audio", "tool_annotations"] as const;
+/** What 2025-11-25 brought, kept by the stateless era (which drops tasks). */
+const FEATURES_SINCE_2025_11_25 = [
+  ...BASE_FEATURES,
+  "titles",
+  "icons",
+  "structured_output",
+  "resource_links",
+  "elicitation",
+  "url_elicitation",
+  "sampling_tools",
+  "completion_context",
+  "tool_input_errors_as_results",
+] as const;
 
 function legacyNotFound(uri: string): McpError {
   return new McpError(ErrorCode.RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
@@ -75,7 +88,7 @@ export const v2025_03_26: Dialect = defineDialect({
   requestMethods: LEGACY_REQUESTS,
   notificationMethods: LEGACY_NOTIFICATIONS,
   serverRequestMethods: ["ping", "sampling/createMessage", "roots/list"],
-  serverNotificationMethods: LEGACY_SERVER_NOTIFICATIONS,
+  serverNotificationMethods: BASE_SERVER_NOTIFICATIONS,
   capabilityKeys: CAPABILITIES_2025,
   features: ["batching", ...BASE_FEATURES],
   transportRules: { batching: true, protocolVersionHeader: false },
@@ -109,7 +122,7 @@ export const v2025_06_18: Dialect = defineDialect({
   requestMethods: LEGACY_REQUESTS,
   notificationMethods: LEGACY_NOTIFICATIONS,
   serverRequestMethods: ["ping", "sampling/createMessage", "roots/list", "elicitation/create"],
-  serverNotificationMethods: LEGACY_SERVER_NOTIFICATIONS,
+  serverNotificationMethods: BASE_SERVER_NOTIFICATIONS,
   capabilityKeys: CAPABILITIES_2025,
   features: [
     ...BASE_FEATURES,
@@ -153,24 +166,12 @@ export const v2025_11_25: Dialect = defineDialect({
   notificationMethods: [...LEGACY_NOTIFICATIONS, "notifications/tasks/status"],
   serverRequestMethods: ["ping", "sampling/createMessage", "roots/list", "elicitation/create"],
   serverNotificationMethods: [
-    ...LEGACY_SERVER_NOTIFICATIONS,
+    ...BASE_SERVER_NOTIFICATIONS,
     "notifications/elicitation/complete",
     "notifications/tasks/status",
   ],
   capabilityKeys: { ...CAPABILITIES_2025, tasks: ["list", "cancel", "requests"] },
-  features: [
-    ...BASE_FEATURES,
-    "titles",
-    "icons",
-    "structured_output",
-    "resource_links",
-    "elicitation",
-    "url_elicitation",
-    "sampling_tools",
-    "completion_context",
-    "tasks",
-    "tool_input_errors_as_results",
-  ],
+  features: [...FEATURES_SINCE_2025_11_25, "tasks"],
   transportRules: LEGACY_RULES,
   encodeResult: legacyEncoder({
     tool: [],
@@ -220,32 +221,12 @@ export const v2026_07_28: Dialect = defineDialect({
   serverRequestMethods: [],
   inputRequestMethods: ["sampling/createMessage", "roots/list", "elicitation/create"],
   serverNotificationMethods: [
-    "notifications/cancelled",
-    "notifications/progress",
-    "notifications/message",
-    ...CHANGE_NOTIFICATIONS,
+    ...BASE_SERVER_NOTIFICATIONS,
     "notifications/subscriptions/acknowledged",
   ],
-  capabilityKeys: {
-    experimental: "any",
-    logging: [],
-    completions: [],
-    prompts: ["listChanged"],
-    resources: ["subscribe", "listChanged"],
-    tools: ["listChanged"],
-    extensions: "any",
-  },
+  capabilityKeys: { ...CAPABILITIES_2025, extensions: "any" },
   features: [
-    ...BASE_FEATURES,
-    "titles",
-    "icons",
-    "structured_output",
-    "resource_links",
-    "elicitation",
-    "url_elicitation",
-    "sampling_tools",
-    "completion_context",
-    "tool_input_errors_as_results",
+    ...FEATURES_SINCE_2025_11_25,
     "input_required",
     "result_type",
     "caching",
