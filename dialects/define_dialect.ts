@@ -7,13 +7,10 @@
 
 import {
   type Dialect,
-  type EncodeContext,
-  type Era,
   ErrorCode,
   type Feature,
   McpError,
   type ServerCapabilities,
-  type TransportRules,
 } from "@anubis/core";
 import * as s from "@anubis/core/schema";
 import { INPUT_PARAMS, legacyMeta, NOTIFICATION_PARAMS, PARAMS, statelessMeta } from "./schemas.ts";
@@ -29,37 +26,26 @@ import { serverNotificationParamsSchemas, serverRequestParamsSchemas } from "./m
  * const spec: Partial<DialectSpec> = { version: "2099-01-01", era: "stateless" };
  * ```
  */
-export interface DialectSpec {
-  /** The version string. */
-  version: string;
-  /** The era. */
-  era: Era;
-  /** Client-to-server requests. */
-  requestMethods: readonly string[];
-  /** Client-to-server notifications. */
-  notificationMethods: readonly string[];
-  /** Server-to-client requests. */
-  serverRequestMethods: readonly string[];
+export interface DialectSpec extends
+  Pick<
+    Dialect,
+    | "version"
+    | "era"
+    | "requestMethods"
+    | "notificationMethods"
+    | "serverRequestMethods"
+    | "serverNotificationMethods"
+    | "transportRules"
+    | "encodeResult"
+    | "encodeServerRequest"
+    | "resourceNotFound"
+  > {
   /** Server-to-client requests embedded in `input_required` results (stateless era). */
   inputRequestMethods?: readonly string[];
-  /** Server-to-client notifications. */
-  serverNotificationMethods: readonly string[];
   /** The capability keys (and their sub-keys) this version advertises. */
   capabilityKeys: Readonly<Record<string, readonly string[] | "any">>;
-  /** Features. */
+  /** The features of this version (the dialect's `supportedFeatures`). */
   features: readonly Feature[];
-  /** Transport rules. */
-  transportRules: TransportRules;
-  /** Encodes a result. */
-  encodeResult(
-    method: string,
-    result: Record<string, unknown>,
-    context: EncodeContext,
-  ): Record<string, unknown>;
-  /** Encodes server-to-client request params. */
-  encodeServerRequest(method: string, params: Record<string, unknown>): Record<string, unknown>;
-  /** The not-found error. */
-  resourceNotFound(uri: string): McpError;
 }
 
 const MRTR = new Set(["tools/call", "prompts/get", "resources/read"]);
