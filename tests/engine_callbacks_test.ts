@@ -3,52 +3,16 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  defineServer,
-  Engine,
-  type JsonRpcMessage,
-  McpError,
-  type ServerDefinition,
-} from "@anubis/core";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { McpError, type ServerDefinition } from "@anubis/core";
+import { engineHarness, META } from "./engine_harness.ts";
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-
-function setup(definition: Partial<ServerDefinition>) {
-  const server = defineServer({ name: "t", version: "1.0.0", ...definition });
-  const engine = new Engine(server, { registry: createDefaultRegistry() });
-  const emitted: JsonRpcMessage[] = [];
-  const session = engine.createSession({
-    id: "s-1",
-    transport: "test",
-    onMessage: (m) => void emitted.push(m),
-  });
-  const exchange = {
-    session,
-    transport: "test",
-    emit: (m: JsonRpcMessage) => void emitted.push(m),
-  };
-  let id = 0;
-  // deno-lint-ignore no-explicit-any
-  const request = async (method: string, params?: Record<string, unknown>): Promise<any> =>
-    (await engine.handle({ jsonrpc: "2.0", id: ++id, method, params }, exchange))?.message;
-  const initialize = async () => {
-    const reply = await request("initialize", {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "c", version: "1" },
-    });
-    await engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
-    return reply;
-  };
-  return { engine, session, exchange, emitted, request, initialize };
+/** The seed's session has an id, which `handleSessionExpired` receives. */
+function harness(definition: Partial<ServerDefinition>) {
+  return engineHarness(definition, { sessionId: "s-1" });
 }
 
 Deno.test("handleToolCall, handlePromptGet and handleResourceRead serve what has no handler", async () => {
-  const t = setup({
+  const t = harness({
     tools: [{ name: "dynamic", description: "no handler" }],
     prompts: [{ name: "p", description: "no handler" }],
     handleToolCall: (name, args) => `${name}:${JSON.stringify(args)}`,
@@ -76,7 +40,7 @@ Deno.test("handleToolCall, handlePromptGet and handleResourceRead serve what has
 });
 
 Deno.test("frame-dependent instructions win over static ones; cacheHints set the stateless cache fields", async () => {
-  const t = setup({
+  const t = harness({
     tools: [{ name: "x", description: "x", handler: () => "x" }],
     instructions: (frame) => `for ${frame.context.clientInfo.name ?? "anyone"}`,
     cacheHints: (
@@ -94,7 +58,7 @@ Deno.test("frame-dependent instructions win over static ones; cacheHints set the
 
 Deno.test("handleNotification receives client notifications; its errors are swallowed", async () => {
   const seen: string[] = [];
-  const t = setup({
+  const t = harness({
     handleNotification: (n) => {
       seen.push(n.method);
       throw new Error("ignored");
@@ -106,7 +70,7 @@ Deno.test("handleNotification receives client notifications; its errors are swal
 });
 
 Deno.test("snapshot passes assigns through serializeAssigns and names what is not JSON-safe", async () => {
-  const t = setup({
+  const t = harness({
     init: (_info, frame) => {
       frame.assigns.userId = 7;
       frame.assigns.db = new Map();
@@ -114,7 +78,7 @@ Deno.test("snapshot passes assigns through serializeAssigns and names what is no
   });
   await t.initialize();
   assert.throws(() => t.engine.snapshot(t.session), /assigns\.db is not JSON-safe \(a Map\)/);
-  const u = setup({
+  const u = harness({
     init: (_info, frame) => {
       frame.assigns.userId = 7;
       frame.assigns.db = new Map();
@@ -128,10 +92,10 @@ Deno.test("snapshot passes assigns through serializeAssigns and names what is no
 });
 
 Deno.test("restoreSession: handleSessionExpired accepts with client info, or rejects", async () => {
-  const base = setup({ init: (_i, frame) => void (frame.assigns.plan = "pro") });
+  const base = harness({ init: (_i, frame) => void (frame.assigns.plan = "pro") });
   await base.initialize();
   const record = base.engine.snapshot(base.session);
-  const accepting = setup({
+  const accepting = harness({
     handleSessionExpired: (id, frame) => {
       assert.equal(id, "s-1");
       assert.equal(frame.assigns.plan, "pro");
@@ -144,7 +108,7 @@ Deno.test("restoreSession: handleSessionExpired accepts with client info, or rej
   assert.equal(restored.dialect?.version, "2025-11-25");
   assert.deepEqual(restored.clientInfo, { name: "restored", version: "2" });
   assert.deepEqual(restored.assigns.value, { plan: "pro" });
-  const rejecting = setup({
+  const rejecting = harness({
     handleSessionExpired: () => {
       throw new Error("no");
     },
@@ -157,7 +121,7 @@ Deno.test("restoreSession: handleSessionExpired accepts with client info, or rej
 });
 
 Deno.test("stateless input: a missing capability is -32021 (400); several inputs are asked at once", async () => {
-  const t = setup({
+  const t = harness({
     tools: [{
       name: "both",
       description: "asks two things",

@@ -4,50 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  defineServer,
-  Engine,
-  ErrorCode,
-  type JsonRpcMessage,
-  McpError,
-  NO_REPLY,
-  type ServerDefinition,
-} from "@anubis/core";
-import { createDefaultRegistry } from "@anubis/dialects";
-
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-
-function setup(definition: Partial<ServerDefinition>) {
-  const server = defineServer({ name: "t", version: "1.0.0", ...definition });
-  const engine = new Engine(server, { registry: createDefaultRegistry() });
-  const emitted: JsonRpcMessage[] = [];
-  const session = engine.createSession({
-    transport: "test",
-    onMessage: (m) => void emitted.push(m),
-  });
-  const exchange = {
-    session,
-    transport: "test",
-    emit: (m: JsonRpcMessage) => void emitted.push(m),
-  };
-  let id = 0;
-  const request = async (
-    method: string,
-    params?: Record<string, unknown>,
-  ) => (await engine.handle({ jsonrpc: "2.0", id: ++id, method, params }, exchange));
-  const initialize = async (protocolVersion = "2025-11-25") => {
-    await request("initialize", {
-      protocolVersion,
-      capabilities: {},
-      clientInfo: { name: "c", version: "1" },
-    });
-    await engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
-  };
-  return { engine, session, exchange, emitted, request, initialize };
-}
+import { ErrorCode, McpError, NO_REPLY } from "@anubis/core";
+import { engineHarness, META } from "./engine_harness.ts";
 
 const echo = {
   name: "echo",
@@ -58,12 +16,12 @@ const echo = {
 const secret = { name: "secret", description: "hidden", handler: () => "secret" };
 
 Deno.test("serverTools filters tools/list and the tools/call lookup", async () => {
-  const t = setup({
+  const t = engineHarness({
     tools: [echo, secret],
     serverTools: (tools) => tools.filter((x) => x.name !== "secret"),
   });
   await t.initialize();
-  const list = await t.request("tools/list");
+  const list = await t.send("tools/list");
   assert.deepEqual(
     (list!.message as unknown as { result: { tools: { name: string }[] } }).result.tools.map((x) =>
       x.name
@@ -72,7 +30,7 @@ Deno.test("serverTools filters tools/list and the tools/call lookup", async () =
       "echo",
     ],
   );
-  const call = await t.request("tools/call", { name: "secret" });
+  const call = await t.send("tools/call", { name: "secret" });
   assert.deepEqual(call!.message, {
     jsonrpc: "2.0",
     id: 3,
@@ -81,23 +39,23 @@ Deno.test("serverTools filters tools/list and the tools/call lookup", async () =
 });
 
 Deno.test("invalid tool arguments: -32602 before 2025-11-25, an isError result after", async () => {
-  const old = setup({ tools: [echo] });
+  const old = engineHarness({ tools: [echo] });
   await old.initialize("2025-06-18");
-  const r1 = await old.request("tools/call", { name: "echo", arguments: { n: "x" } });
+  const r1 = await old.send("tools/call", { name: "echo", arguments: { n: "x" } });
   assert.equal((r1!.message as { error: { code: number } }).error.code, -32602);
-  const current = setup({ tools: [echo] });
+  const current = engineHarness({ tools: [echo] });
   await current.initialize("2025-11-25");
-  const r2 = await current.request("tools/call", { name: "echo", arguments: { n: "x" } });
+  const r2 = await current.send("tools/call", { name: "echo", arguments: { n: "x" } });
   assert.equal((r2!.message as unknown as { result: { isError: boolean } }).result.isError, true);
 });
 
 Deno.test("init: an McpError keeps its code, anything else is -32603 with a string message", async () => {
-  const a = setup({
+  const a = engineHarness({
     init: () => {
       throw new McpError(-32099, "nope");
     },
   });
-  const r1 = await a.request("initialize", {
+  const r1 = await a.send("initialize", {
     protocolVersion: "2025-11-25",
     capabilities: {},
     clientInfo: { name: "c", version: "1" },
@@ -108,12 +66,12 @@ Deno.test("init: an McpError keeps its code, anything else is -32603 with a stri
     error: { code: -32099, message: "nope" },
   });
   assert.equal(a.session.dialect, undefined);
-  const b = setup({
+  const b = engineHarness({
     init: () => {
       throw new Error("boom");
     },
   });
-  const r2 = await b.request("tools/list", { _meta: META });
+  const r2 = await b.send("tools/list", { _meta: META });
   assert.deepEqual(r2!.message, {
     jsonrpc: "2.0",
     id: 1,
@@ -123,19 +81,19 @@ Deno.test("init: an McpError keeps its code, anything else is -32603 with a stri
 
 Deno.test("stateless init runs per request with that request's client info or {}", async () => {
   const seen: unknown[] = [];
-  const t = setup({
+  const t = engineHarness({
     tools: [echo],
     init: (info, frame) => void seen.push([info, frame.context.era]),
   });
-  await t.request("tools/list", { _meta: META });
-  await t.request("tools/list", {
+  await t.send("tools/list", { _meta: META });
+  await t.send("tools/list", {
     _meta: { ...META, "io.modelcontextprotocol/clientInfo": { name: "x", version: "2" } },
   });
   assert.deepEqual(seen, [[{}, "stateless"], [{ name: "x", version: "2" }, "stateless"]]);
 });
 
 Deno.test("handleRequest: reply, NO_REPLY, error, and next() for the default routing", async () => {
-  const t = setup({
+  const t = engineHarness({
     tools: [echo],
     handleRequest: (request, _frame, next) => {
       if (request.method === "custom/hello") return { hello: "world" };
@@ -145,33 +103,33 @@ Deno.test("handleRequest: reply, NO_REPLY, error, and next() for the default rou
     },
   });
   await t.initialize();
-  assert.deepEqual((await t.request("custom/hello"))!.message, {
+  assert.deepEqual((await t.send("custom/hello"))!.message, {
     jsonrpc: "2.0",
     id: 2,
     result: { hello: "world" },
   });
-  assert.equal(await t.request("custom/silent"), undefined);
+  assert.equal(await t.send("custom/silent"), undefined);
   assert.equal(
-    ((await t.request("custom/fail"))!.message as { error: { code: number } }).error.code,
+    ((await t.send("custom/fail"))!.message as { error: { code: number } }).error.code,
     -32602,
   );
-  const listed = await t.request("tools/list");
+  const listed = await t.send("tools/list");
   assert.equal(
     (listed!.message as unknown as { result: { tools: unknown[] } }).result.tools.length,
     1,
   );
   assert.equal(
-    ((await t.request("other/unknown"))!.message as { error: { code: number } }).error.code,
+    ((await t.send("other/unknown"))!.message as { error: { code: number } }).error.code,
     -32601,
   );
 });
 
 Deno.test("a method whose capability is not declared is -32601 (404 in the stateless era)", async () => {
-  const t = setup({ tools: [echo] });
-  const reply = await t.request("prompts/list", { _meta: META });
+  const t = engineHarness({ tools: [echo] });
+  const reply = await t.send("prompts/list", { _meta: META });
   assert.equal(reply!.status, 404);
   assert.equal((reply!.message as { error: { code: number } }).error.code, -32601);
-  const envelope = await t.request("tools/list", {
+  const envelope = await t.send("tools/list", {
     _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
   });
   assert.equal(envelope!.status, 400);
@@ -188,10 +146,10 @@ Deno.test("logs honour the level: none without a stateless logLevel, filtered by
       return "ok";
     },
   };
-  const t = setup({ tools: [tool] });
-  await t.request("tools/call", { name: "talk", _meta: META });
+  const t = engineHarness({ tools: [tool] });
+  await t.send("tools/call", { name: "talk", _meta: META });
   assert.deepEqual(t.emitted, []);
-  await t.request("tools/call", {
+  await t.send("tools/call", {
     name: "talk",
     _meta: { ...META, "io.modelcontextprotocol/logLevel": "info" },
   });
@@ -202,8 +160,8 @@ Deno.test("logs honour the level: none without a stateless logLevel, filtered by
   }]);
   t.emitted.length = 0;
   await t.initialize();
-  await t.request("logging/setLevel", { level: "warning" });
-  await t.request("tools/call", { name: "talk" });
+  await t.send("logging/setLevel", { level: "warning" });
+  await t.send("tools/call", { name: "talk" });
   assert.deepEqual(t.emitted.map((m) => (m as { params: { level: string } }).params.level), [
     "error",
   ]);
@@ -221,7 +179,7 @@ Deno.test("a cancelled legacy request gets no response", async () => {
         frame.signal.addEventListener("abort", () => resolve("too late"));
       }),
   };
-  const t = setup({ tools: [slow] });
+  const t = engineHarness({ tools: [slow] });
   await t.initialize();
   const pending = t.engine.handle({
     jsonrpc: "2.0",
@@ -239,7 +197,7 @@ Deno.test("a cancelled legacy request gets no response", async () => {
 });
 
 Deno.test("outputSchema is enforced and a bad cursor is -32602", async () => {
-  const t = setup({
+  const t = engineHarness({
     tools: [{
       name: "shaped",
       description: "structured",
@@ -249,11 +207,11 @@ Deno.test("outputSchema is enforced and a bad cursor is -32602", async () => {
     pageSize: 1,
   });
   await t.initialize();
-  const call = await t.request("tools/call", { name: "shaped" });
+  const call = await t.send("tools/call", { name: "shaped" });
   assert.equal((call!.message as { error: { code: number } }).error.code, -32603);
-  const page = await t.request("tools/list");
+  const page = await t.send("tools/list");
   const next = (page!.message as unknown as { result: { nextCursor: string } }).result.nextCursor;
-  const second = await t.request("tools/list", { cursor: next });
+  const second = await t.send("tools/list", { cursor: next });
   assert.deepEqual(
     (second!.message as unknown as { result: { tools: { name: string }[] } }).result.tools.map((
       x,
@@ -262,16 +220,19 @@ Deno.test("outputSchema is enforced and a bad cursor is -32602", async () => {
       "echo",
     ],
   );
-  const bad = await t.request("tools/list", { cursor: "forged" });
+  const bad = await t.send("tools/list", { cursor: "forged" });
   assert.equal((bad!.message as { error: { code: number } }).error.code, -32602);
 });
 
 Deno.test("list changes reach initialized sessions; resource updates only subscribers", async () => {
-  const t = setup({ tools: [echo], resources: [{ uri: "test://r", name: "r", read: () => "r" }] });
+  const t = engineHarness({
+    tools: [echo],
+    resources: [{ uri: "test://r", name: "r", read: () => "r" }],
+  });
   await t.initialize();
   t.engine.server.notify.toolsListChanged();
   t.engine.server.notify.resourceUpdated("test://r");
-  await t.request("resources/subscribe", { uri: "test://r" });
+  await t.send("resources/subscribe", { uri: "test://r" });
   t.engine.server.notify.resourceUpdated("test://r");
   await new Promise((r) => setTimeout(r, 0));
   assert.deepEqual(t.emitted, [
