@@ -7,7 +7,7 @@
 import { ErrorCode, McpError } from "./errors.ts";
 import { paginate } from "./pagination.ts";
 import { pick, type Route } from "./route.ts";
-import type { McpServer, ResourceReadReturn } from "./server.ts";
+import type { ResourceReadReturn } from "./server.ts";
 import type { ResourceContents } from "./types.ts";
 
 const RESOURCE_KEYS = [
@@ -69,11 +69,6 @@ export function listResourceTemplates(route: Route): Promise<Record<string, unkn
   };
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return Promise.resolve(result);
-}
-
-/** Whether a URI names a resource this server knows (static or by template). */
-export function knowsResource(server: McpServer, uri: string): boolean {
-  return server.resources.has(uri) || server.resourceTemplates.some((t) => t.template.match(uri));
 }
 
 /** Serves `resources/read`. */
