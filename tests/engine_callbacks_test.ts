@@ -164,3 +164,31 @@ Deno.test("stateless input: a missing capability is -32021 (400); several inputs
   })).result;
   assert.deepEqual(round2.content, [{ type: "text", text: "accept/m" }]);
 });
+
+Deno.test("a legacy request for input the client did not declare is refused with -32600", async () => {
+  const t = harness({
+    tools: [{
+      name: "ask",
+      description: "asks the user",
+      handler: async (_args, frame) => {
+        const answer = await frame.elicit({
+          message: "name?",
+          requestedSchema: { type: "object", properties: {} },
+        });
+        return answer.action;
+      },
+    }],
+  });
+  await t.initialize();
+  const reply = await t.request("tools/call", { name: "ask" });
+  assert.deepEqual(reply, {
+    jsonrpc: "2.0",
+    id: 2,
+    error: {
+      code: -32600,
+      message: "The client did not declare the capability elicitation/create needs",
+      data: { requiredCapabilities: { elicitation: {} } },
+    },
+  });
+  t.engine.close();
+});
