@@ -366,34 +366,27 @@ export class Frame {
       );
     }
     const inputs = this.#scope.inputs;
-    if (!inputs) {
-      if (!this.#scope.request) {
-        return Promise.reject(
-          new McpError(
-            ErrorCode.INTERNAL_ERROR,
-            `${method} input can only be asked while serving tools/call, prompts/get or resources/read`,
-          ),
-        );
-      }
-      if (!declared) {
-        return Promise.reject(
-          new McpError(
-            ErrorCode.INVALID_REQUEST,
-            `The client did not declare the capability ${method} needs`,
-            { requiredCapabilities: required },
-          ),
-        );
-      }
-      return this.#scope.request(method, dialect.encodeServerRequest(method, params), this.signal);
-    }
-    if (!declared) {
+    if (!inputs && !this.#scope.request) {
       return Promise.reject(
         new McpError(
-          ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
-          `The client did not declare the capability ${method} needs`,
-          { requiredCapabilities: required },
+          ErrorCode.INTERNAL_ERROR,
+          `${method} input can only be asked while serving tools/call, prompts/get or resources/read`,
         ),
       );
+    }
+    if (!declared) {
+      // The stateless era has its own error code for a missing client capability.
+      const code = inputs
+        ? ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY
+        : ErrorCode.INVALID_REQUEST;
+      return Promise.reject(
+        new McpError(code, `The client did not declare the capability ${method} needs`, {
+          requiredCapabilities: required,
+        }),
+      );
+    }
+    if (!inputs) {
+      return this.#scope.request!(method, dialect.encodeServerRequest(method, params), this.signal);
     }
     const key = options.key ?? `${KEY_PREFIX[method]}_${index}`;
     const answer = inputs.answers[key];
