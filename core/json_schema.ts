@@ -85,7 +85,16 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   return typeof value === "object" && value !== null && "~standard" in value;
 }
 
-/** The outcome of a {@link Validator}. */
+/**
+ * The outcome of a {@link Validator}.
+ *
+ * @example
+ * ```ts
+ * import { compileValidator, type Validation } from "@anubis/core";
+ * const checked: Validation = await compileValidator({ type: "integer" })(1.5);
+ * console.log(checked.ok ? checked.value : checked.message); // must be integer
+ * ```
+ */
 export type Validation = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**

@@ -28,7 +28,17 @@ import type {
 import { UriTemplate } from "./uri_template.ts";
 import { pick } from "./route.ts";
 
-/** What a handler may return or resolve to. */
+/**
+ * What a handler may return or resolve to.
+ *
+ * @example
+ * ```ts
+ * import type { Awaitable } from "@anubis/core";
+ * const now: Awaitable<string> = "at once";
+ * const later: Awaitable<string> = Promise.resolve("later");
+ * console.log(now, await later); // at once later
+ * ```
+ */
 export type Awaitable<T> = T | Promise<T>;
 
 /**
@@ -165,6 +175,14 @@ export interface PromptDefinition {
  * What a resource reader may return: a full result, a list of contents, one
  * contents object, or a string (text contents with the resource's URI and
  * media type).
+ *
+ * @example
+ * ```ts
+ * import type { ResourceReadReturn } from "@anubis/core";
+ * const text: ResourceReadReturn = "# Hello";
+ * const contents: ResourceReadReturn = { uri: "file:///a.md", mimeType: "text/markdown", text: "# A" };
+ * console.log(typeof text, Array.isArray(contents)); // string false
+ * ```
  */
 export type ResourceReadReturn =
   | ReadResourceResult
