@@ -10,7 +10,16 @@ import { CACHEABLE_METHODS, type EncodeContext } from "@anubis/core";
 
 type Obj = Record<string, unknown>;
 
-/** Returns `obj` itself when it has none of `keys`, else a copy without them. */
+/**
+ * Returns `obj` itself when it has none of `keys`, else a copy without them.
+ *
+ * @example
+ * ```ts
+ * import { strip } from "@anubis/dialects";
+ * const params = { message: "name?", mode: "form" };
+ * console.log(strip(params, ["mode"]), strip(params, ["url"]) === params); // { message: "name?" } true
+ * ```
+ */
 export function strip<T extends object>(obj: T, keys: readonly string[]): T {
   let out: Obj | undefined;
   for (const key of keys) {
