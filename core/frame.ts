@@ -196,9 +196,10 @@ export class Frame {
   #inputCount = 0;
 
   /**
-   * Creates the instance.
+   * Creates the instance. The engine makes frames; handlers receive them.
    *
    * @param scope The engine's hooks for this request.
+   * @ignore
    */
   constructor(scope: FrameScope) {
     this.#scope = scope;

@@ -384,16 +384,6 @@ export interface ServerDefinition {
   clientRequestTimeoutMs?: number;
 }
 
-/** A tool with its advertised JSON Schemas resolved. */
-export interface ResolvedTool {
-  /** The definition. */
-  definition: ToolDefinition<never>;
-  /** The advertised input JSON Schema. */
-  inputSchema: JsonSchema;
-  /** The advertised output JSON Schema, if any. */
-  outputSchema?: JsonSchema;
-}
-
 /**
  * A defined server: the definition with its components indexed, its notifier
  * and its request-state codec. One instance serves every request.
