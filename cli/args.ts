@@ -35,7 +35,16 @@ export interface ServeOptions {
   allowedHosts: string[];
 }
 
-/** What the command line asks for. */
+/**
+ * What the command line asks for.
+ *
+ * @example
+ * ```ts
+ * import { type ParsedArgs, parseServeArgs } from "@anubis/cli/args";
+ * const parsed: ParsedArgs = parseServeArgs(["serve", "server.ts", "--port", "0"]);
+ * console.log(parsed.kind); // serve
+ * ```
+ */
 export type ParsedArgs =
   | { kind: "help" }
   | { kind: "serve"; options: ServeOptions }

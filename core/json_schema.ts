@@ -59,7 +59,16 @@ export interface StandardSchemaV1<Output = unknown> {
   };
 }
 
-/** The result of a Standard Schema validation. */
+/**
+ * The result of a Standard Schema validation: the value, or the issues.
+ *
+ * @example
+ * ```ts
+ * import type { StandardResult } from "@anubis/core";
+ * const failed: StandardResult<number> = { issues: [{ message: "Expected a number", path: ["a"] }] };
+ * console.log(failed.issues?.length); // 1
+ * ```
+ */
 export type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | {

@@ -18,7 +18,15 @@
  * @module
  */
 
-/** A path into a value, from the root. */
+/**
+ * A path into a value, from the root.
+ *
+ * @example
+ * ```ts
+ * import type { Path } from "@anubis/core/schema";
+ * const path: Path = ["arguments", "items", 0];
+ * ```
+ */
 export type Path = readonly (string | number)[];
 
 /**
@@ -162,7 +170,16 @@ export function unknown(): Schema<unknown> {
   return schema("unknown", () => {});
 }
 
-/** Options of {@link string}. */
+/**
+ * Options of {@link string}.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const options: s.StringOptions = { minLength: 1, maxLength: 64 };
+ * console.log(s.validate(s.string(options), "ok").ok); // true
+ * ```
+ */
 export interface StringOptions {
   /** Minimum length. */
   minLength?: number;
@@ -199,7 +216,16 @@ export function string(options: StringOptions = {}): Schema<string> {
   });
 }
 
-/** Options of {@link number} and {@link integer}. */
+/**
+ * Options of {@link number} and {@link integer}.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const options: s.NumberOptions = { minimum: 0, maximum: 100 };
+ * console.log(s.validate(s.integer(options), 101).ok); // false
+ * ```
+ */
 export interface NumberOptions {
   /** Inclusive minimum. */
   minimum?: number;
@@ -314,7 +340,16 @@ export function enumeration<const T extends string>(values: readonly T[]): Schem
   });
 }
 
-/** Options of {@link array}. */
+/**
+ * Options of {@link array}.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const options: s.ArrayOptions = { minItems: 1 };
+ * console.log(s.validate(s.array(s.string(), options), []).ok); // false
+ * ```
+ */
 export interface ArrayOptions {
   /** Minimum number of items. */
   minItems?: number;
@@ -370,7 +405,16 @@ export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
   });
 }
 
-/** Marks an object property as optional; see {@link optional}. */
+/**
+ * Marks an object property as optional; see {@link optional}.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const cursor: s.OptionalSchema<string> = s.optional(s.string());
+ * console.log(s.validate(s.object({ cursor }), {}).ok); // true
+ * ```
+ */
 export interface OptionalSchema<T> extends Schema<T | undefined> {
   /** Always `true`. */
   readonly optional: true;
@@ -403,20 +447,56 @@ export function optional<T>(inner: Schema<T>): OptionalSchema<T> {
   };
 }
 
-/** A map of property names to schemas. */
+/**
+ * A map of property names to schemas.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const shape: s.Shape = { name: s.string(), cursor: s.optional(s.string()) };
+ * console.log(Object.keys(s.object(shape).shape)); // ["name", "cursor"]
+ * ```
+ */
 export type Shape = Record<string, Schema<unknown>>;
 
-/** The keys of a shape whose schemas are optional. */
+/**
+ * The keys of a shape whose schemas are optional.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const shape = { name: s.string(), cursor: s.optional(s.string()) };
+ * const key: s.OptionalKeys<typeof shape> = "cursor";
+ * ```
+ */
 export type OptionalKeys<S extends Shape> = {
   [K in keyof S]: S[K] extends OptionalSchema<unknown> ? K : never;
 }[keyof S];
 
-/** The object type described by a {@link Shape}. */
+/**
+ * The object type described by a {@link Shape}.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const shape = { name: s.string(), cursor: s.optional(s.string()) };
+ * const value: s.ObjectOf<typeof shape> = { name: "echo" };
+ * ```
+ */
 export type ObjectOf<S extends Shape> =
   & { [K in Exclude<keyof S, OptionalKeys<S>>]: Infer<S[K]> }
   & { [K in OptionalKeys<S>]?: Infer<S[K]> };
 
-/** An object schema, whose shape can be read and extended. */
+/**
+ * An object schema, whose shape can be read and extended.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * const tool: s.ObjectSchema<{ name: s.Schema<string> }> = s.object({ name: s.string() });
+ * console.log(Object.keys(tool.shape)); // ["name"]
+ * ```
+ */
 export interface ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>> {
   /** The property schemas. */
   readonly shape: S;

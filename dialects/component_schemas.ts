@@ -53,7 +53,17 @@ export function when(present: boolean, shape: s.Shape): s.Shape {
 }
 const text = s.string();
 
-/** The component schemas of one version. */
+/**
+ * The component schemas of one version.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * import { type ComponentSchemas, componentSchemas } from "@anubis/dialects";
+ * const schemas: ComponentSchemas = componentSchemas(new Set(["titles"]));
+ * console.log(s.validate(schemas.implementation, { name: "a", version: "1" }).ok); // true
+ * ```
+ */
 export interface ComponentSchemas {
   /** `Implementation` (serverInfo). */
   implementation: s.Schema;

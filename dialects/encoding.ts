@@ -43,7 +43,20 @@ function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
   return mapped ? { ...result, [list]: mapped } : result;
 }
 
-/** The fields each legacy version lacks, by kind of object. */
+/**
+ * The fields each legacy version lacks, by kind of object.
+ *
+ * @example
+ * ```ts
+ * import { legacyEncoder, type LegacyOmissions } from "@anubis/dialects";
+ * const omit: LegacyOmissions = {
+ *   tool: ["title", "icons"], component: [], argument: [], implementation: [], callResult: [],
+ *   content: [], annotations: [], resourceLinks: true,
+ * };
+ * const encode = legacyEncoder(omit);
+ * console.log(encode("tools/list", { tools: [{ name: "a", title: "A", inputSchema: { type: "object" } }] }));
+ * ```
+ */
 export interface LegacyOmissions {
   /** Tool fields the version lacks. */
   tool: readonly string[];
