@@ -6,11 +6,21 @@
  */
 
 import type { EventStore, StoredEvent } from "@anubis/core";
-import { chunkWrites, MAX_PARTS_PER_COMMIT, readChunked, readHead } from "./chunked_value.ts";
-import { joinBytes } from "./chunks.ts";
+import {
+  backoff,
+  chunkWrites,
+  joinBytes,
+  type KvAtomic,
+  type KvKey,
+  type KvKeyPart,
+  type KvLike,
+  type KvU64Like,
+  MAX_PARTS_PER_COMMIT,
+  readChunked,
+  readHead,
+  retryLocked,
+} from "@anubis/core/kv";
 import { KeyedQueue } from "./keyed_queue.ts";
-import type { KvAtomic, KvKey, KvKeyPart, KvLike, KvU64Like } from "./kv_like.ts";
-import { backoff, retryLocked } from "./kv_retry.ts";
 import { Wakeups } from "./wakeups.ts";
 
 /**

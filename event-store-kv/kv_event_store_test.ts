@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { StoredEvent } from "@anubis/core";
 import { eventStoreContract } from "@anubis/core/testing";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
-import type { KvLike } from "./kv_like.ts";
+import type { KvLike } from "@anubis/core/kv";
 import { tempKv } from "./testdata/temp_kv.ts";
 
 for (

@@ -8,8 +8,8 @@
  */
 
 import type { BusMessage, NotificationBus } from "@anubis/core";
+import type { KvKeyPart, KvLike } from "@anubis/core/kv";
 import { KvEventStore } from "./kv_event_store.ts";
-import type { KvKeyPart, KvLike } from "./kv_like.ts";
 
 /**
  * Options of a {@link KvNotificationBus}.

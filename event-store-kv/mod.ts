@@ -21,6 +21,3 @@
 export * from "./kv_event_store.ts";
 export * from "./kv_notification_bus.ts";
 export * from "./open_kv_event_store.ts";
-export * from "./kv_like.ts";
-export * from "./kv_retry.ts";
-export * from "./chunked_value.ts";

@@ -14,7 +14,7 @@ import {
   MAX_PARTS_PER_COMMIT,
   readChunked,
   retryLocked,
-} from "@anubis/event-store-kv";
+} from "@anubis/core/kv";
 
 /**
  * Options of a {@link KvSessionStore}.

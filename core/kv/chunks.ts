@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import { CHUNK_BYTES } from "./chunks.ts";
+ * import { CHUNK_BYTES } from "@anubis/core/kv";
  * console.log(CHUNK_BYTES < 65_536); // true
  * ```
  */
@@ -27,7 +27,7 @@ export const CHUNK_BYTES = 60 * 1024;
  *
  * @example
  * ```ts
- * import { splitBytes } from "./chunks.ts";
+ * import { splitBytes } from "@anubis/core/kv";
  * console.log(splitBytes(new Uint8Array(5), 2).map((p) => p.length)); // [ 2, 2, 1 ]
  * ```
  */
@@ -47,7 +47,7 @@ export function splitBytes(bytes: Uint8Array, size: number = CHUNK_BYTES): Uint8
  *
  * @example
  * ```ts
- * import { joinBytes } from "./chunks.ts";
+ * import { joinBytes } from "@anubis/core/kv";
  * console.log(joinBytes([new Uint8Array([1]), new Uint8Array([2, 3])])); // Uint8Array(3) [ 1, 2, 3 ]
  * ```
  */

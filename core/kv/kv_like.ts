@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import type { KvKeyPart } from "@anubis/event-store-kv";
+ * import type { KvKeyPart } from "@anubis/core/kv";
  * const part: KvKeyPart = 1n;
  * ```
  */
@@ -22,7 +22,7 @@ export type KvKeyPart = Uint8Array | string | number | bigint | boolean;
  *
  * @example
  * ```ts
- * import type { KvKey } from "@anubis/event-store-kv";
+ * import type { KvKey } from "@anubis/core/kv";
  * const key: KvKey = ["anubis", "events", "session-a", "id"];
  * ```
  */
@@ -33,7 +33,7 @@ export type KvKey = readonly KvKeyPart[];
  *
  * @example
  * ```ts
- * import type { KvEntryMaybe } from "@anubis/event-store-kv";
+ * import type { KvEntryMaybe } from "@anubis/core/kv";
  * const missing: KvEntryMaybe<Uint8Array> = { key: ["k"], value: null, versionstamp: null };
  * ```
  */
@@ -51,7 +51,7 @@ export interface KvEntryMaybe<T> {
  *
  * @example
  * ```ts
- * import type { KvEntry } from "@anubis/event-store-kv";
+ * import type { KvEntry } from "@anubis/core/kv";
  * const entry: KvEntry<string> = { key: ["k"], value: "v", versionstamp: "00000000000000010000" };
  * ```
  */
@@ -69,7 +69,7 @@ export interface KvEntry<T> {
  *
  * @example
  * ```ts
- * import type { KvU64Like } from "@anubis/event-store-kv";
+ * import type { KvU64Like } from "@anubis/core/kv";
  * const counter: KvU64Like = { value: 3n };
  * ```
  */
@@ -83,7 +83,7 @@ export interface KvU64Like {
  *
  * @example
  * ```ts ignore
- * import type { KvAtomic } from "@anubis/event-store-kv";
+ * import type { KvAtomic } from "@anubis/core/kv";
  * declare const op: KvAtomic;
  * await op.check({ key: ["n"], versionstamp: null }).sum(["n"], 1n).commit();
  * ```
@@ -106,7 +106,7 @@ export interface KvAtomic {
  *
  * @example
  * ```ts
- * import type { KvLike } from "@anubis/event-store-kv";
+ * import type { KvLike } from "@anubis/core/kv";
  * const kv: KvLike = await Deno.openKv(":memory:");
  * kv.close();
  * ```

@@ -16,7 +16,7 @@ import type { KvKey, KvLike } from "./kv_like.ts";
  *
  * @example
  * ```ts
- * import { MAX_PARTS_PER_COMMIT } from "@anubis/event-store-kv";
+ * import { MAX_PARTS_PER_COMMIT } from "@anubis/core/kv";
  * console.log(MAX_PARTS_PER_COMMIT); // 12
  * ```
  */
@@ -27,7 +27,7 @@ export const MAX_PARTS_PER_COMMIT = 12;
  *
  * @example
  * ```ts
- * import type { ChunkHeader } from "@anubis/event-store-kv";
+ * import type { ChunkHeader } from "@anubis/core/kv";
  * const header: ChunkHeader = { parts: 1, at: 0 };
  * ```
  */
@@ -43,7 +43,7 @@ export interface ChunkHeader {
  *
  * @example
  * ```ts
- * import type { ChunkWrite } from "@anubis/event-store-kv";
+ * import type { ChunkWrite } from "@anubis/core/kv";
  * const write: ChunkWrite = { key: ["k"], value: new Uint8Array() };
  * ```
  */
@@ -67,7 +67,7 @@ const decoder = new TextDecoder();
  *
  * @example
  * ```ts
- * import { chunkWrites } from "@anubis/event-store-kv";
+ * import { chunkWrites } from "@anubis/core/kv";
  * const writes = chunkWrites(["v"], { at: 1 }, new Uint8Array(70_000));
  * console.log(writes.map((w) => w.key)); // [ [ "v" ], [ "v", 1 ] ]
  * ```
@@ -99,7 +99,7 @@ export function chunkWrites(
  *
  * @example
  * ```ts
- * import { chunkWrites, readHead } from "@anubis/event-store-kv";
+ * import { chunkWrites, readHead } from "@anubis/core/kv";
  * const [head] = chunkWrites(["v"], { at: 5 }, new TextEncoder().encode("hi"));
  * console.log(readHead(head.value).header); // { at: 5, parts: 1 }
  * ```
@@ -122,7 +122,7 @@ export function readHead<H extends object = Record<string, unknown>>(
  *
  * @example
  * ```ts
- * import type { ChunkedValue } from "@anubis/event-store-kv";
+ * import type { ChunkedValue } from "@anubis/core/kv";
  * const value: ChunkedValue = { header: { parts: 1 }, bytes: new Uint8Array(), versionstamp: "00000000000000010000" };
  * ```
  */
@@ -148,7 +148,7 @@ export interface ChunkedValue<H extends object = Record<string, unknown>> {
  *
  * @example
  * ```ts
- * import { chunkWrites, readChunked } from "@anubis/event-store-kv";
+ * import { chunkWrites, readChunked } from "@anubis/core/kv";
  * const kv = await Deno.openKv(":memory:");
  * const op = kv.atomic();
  * for (const w of chunkWrites(["v"], {}, new Uint8Array(100_000))) op.set(w.key, w.value);

@@ -13,7 +13,7 @@
  *
  * @example
  * ```ts
- * import { isLockedError } from "@anubis/event-store-kv";
+ * import { isLockedError } from "@anubis/core/kv";
  * console.log(isLockedError(new TypeError("database is locked"))); // true
  * ```
  */
@@ -31,7 +31,7 @@ export function isLockedError(error: unknown): boolean {
  *
  * @example
  * ```ts
- * import { backoff } from "@anubis/event-store-kv";
+ * import { backoff } from "@anubis/core/kv";
  * await backoff(0);
  * ```
  */
@@ -50,7 +50,7 @@ export function backoff(attempt: number): Promise<void> {
  *
  * @example
  * ```ts
- * import { retryLocked } from "@anubis/event-store-kv";
+ * import { retryLocked } from "@anubis/core/kv";
  * let calls = 0;
  * const value = await retryLocked(() => {
  *   if (++calls < 3) throw new TypeError("database is locked");

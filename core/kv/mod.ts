@@ -1,0 +1,33 @@
+/**
+ * `@anubis/core/kv`: the Deno KV plumbing shared by the KV store packages
+ * (`@anubis/event-store-kv`, `@anubis/session-kv`), so each depends on core
+ * only. Nothing here opens a database or touches the `Deno` global: every
+ * function takes an injected `Deno.Kv`-shaped object ({@link KvLike}), a
+ * `Deno.Kv` from `Deno.openKv()` or a `Kv` from `npm:@deno/kv` on Node.
+ *
+ * - {@link KvLike} and its parts: the slice of the `Deno.Kv` API the stores use.
+ * - Chunked values ({@link chunkWrites}, {@link readChunked}): values over
+ *   one KV value's 64 KiB stored as `Uint8Array` parts that Deno and Node
+ *   read alike.
+ * - {@link retryLocked}: retrying work that met "database is locked" (another
+ *   process committing to the same file), with jittered {@link backoff}.
+ *
+ * @example
+ * ```ts
+ * import { chunkWrites, type KvLike, readChunked, retryLocked } from "@anubis/core/kv";
+ * const kv: KvLike = await Deno.openKv(":memory:");
+ * const op = kv.atomic();
+ * for (const w of chunkWrites(["doc"], { v: 1 }, new Uint8Array(100_000))) op.set(w.key, w.value);
+ * await retryLocked(() => op.commit());
+ * const value = await retryLocked(() => readChunked<{ v: number }>(kv, ["doc"]));
+ * console.log(value?.header.v, value?.bytes.length); // 1 100000
+ * kv.close();
+ * ```
+ *
+ * @module
+ */
+
+export * from "./kv_like.ts";
+export * from "./kv_retry.ts";
+export * from "./chunks.ts";
+export * from "./chunked_value.ts";
