@@ -276,17 +276,36 @@ export async function runV2Steps(
 
   await t.step("progress", async () => {
     const progress: unknown[] = [];
-    await client.callTool({ name: "test_tool_with_progress", arguments: {} }, {
+    const sentBefore = sent.length;
+    const receivedBefore = received.length;
+    const result = await client.callTool({ name: "test_tool_with_progress", arguments: {} }, {
       onprogress: (p) => progress.push(p),
     });
+    const expected = [0, 50, 100].map((step) => ({
+      progress: step,
+      total: 100,
+      message: `Completed step ${step} of 100`,
+    }));
+    const request = sent.slice(sentBefore).find((m) => m.method === "tools/call")!;
+    const token = (request.params!._meta as { progressToken?: unknown }).progressToken;
+    assert.notEqual(token, undefined);
+    assert.equal(textOf(result), String(token));
+    // The server sent all three for this token, in order, before the result.
+    const wire = received.slice(receivedBefore);
+    const answer = wire.findIndex((m) => m.id === request.id && ("result" in m || "error" in m));
+    assert.ok(answer >= 0, "the result is on the wire");
+    const ours = (m: Message) =>
+      m.method === "notifications/progress" && m.params!.progressToken === token;
     assert.deepEqual(
-      progress,
-      [0, 50, 100].map((step) => ({
-        progress: step,
-        total: 100,
-        message: `Completed step ${step} of 100`,
-      })),
+      wire.slice(0, answer).filter(ours).map((m) => m.params),
+      expected.map((p) => ({ progressToken: token, ...p })),
     );
+    assert.equal(wire.slice(answer).filter(ours).length, 0, "no progress after the result");
+    // The v2 client dispatches notifications a microtask late and drops the
+    // progress handler when the response arrives, so a last progress read in
+    // the same chunk as the result never reaches `onprogress`. All the others do.
+    assert.ok(progress.length >= 2, `onprogress saw ${progress.length} of 3`);
+    assert.deepEqual(progress, expected.slice(0, progress.length));
   });
 
   await t.step("logging only when the request asks for a level", async () => {
