@@ -6,7 +6,8 @@
  */
 
 import type { EventStore, McpServer, SessionStore } from "@anubis/core";
-import { DEFAULT_KV_PATH, openKvEventStore, openKvNotificationBus } from "@anubis/event-store-kv";
+import { DEFAULT_KV_PATH } from "@anubis/core/kv";
+import { openKvEventStore, openKvNotificationBus } from "@anubis/event-store-kv";
 import { openKvSessionStore } from "@anubis/session-kv";
 import { serve } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";

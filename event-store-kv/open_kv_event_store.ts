@@ -6,20 +6,9 @@
  */
 
 import { dirname } from "node:path";
+import { DEFAULT_KV_PATH, isKvFilePath } from "@anubis/core/kv";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
 import { KvNotificationBus, type KvNotificationBusOptions } from "./kv_notification_bus.ts";
-
-/**
- * Where the KV stores keep their data when no path is given (relative to the
- * working directory).
- *
- * @example
- * ```ts
- * import { DEFAULT_KV_PATH } from "@anubis/event-store-kv";
- * console.log(DEFAULT_KV_PATH); // .data/anubis.kv
- * ```
- */
-export const DEFAULT_KV_PATH = ".data/anubis.kv";
 
 /**
  * Opens (creating its folder) the KV database at `path` with `Deno.openKv`.
@@ -37,9 +26,7 @@ export const DEFAULT_KV_PATH = ".data/anubis.kv";
  * ```
  */
 export async function openKvPath(path: string = DEFAULT_KV_PATH): Promise<Deno.Kv> {
-  if (path !== ":memory:" && !/^https?:\/\//.test(path)) {
-    await Deno.mkdir(dirname(path), { recursive: true });
-  }
+  if (isKvFilePath(path)) await Deno.mkdir(dirname(path), { recursive: true });
   return await Deno.openKv(path);
 }
 

@@ -5,12 +5,13 @@
  * @module
  */
 
-import { DEFAULT_KV_PATH, openKvPath } from "@anubis/event-store-kv";
+import { dirname } from "node:path";
+import { DEFAULT_KV_PATH, isKvFilePath } from "@anubis/core/kv";
 import { KvSessionStore, type KvSessionStoreOptions } from "./kv_session_store.ts";
 
 /**
- * Opens the KV database at `path` (default `.data/anubis.kv`, shared with
- * `@anubis/event-store-kv`; its folder is created) and returns a session
+ * Opens the KV database at `path` (default {@link DEFAULT_KV_PATH}, shared
+ * with `@anubis/event-store-kv`; its folder is created) and returns a session
  * store that owns it (`store.close()` closes the database). Needs
  * `--unstable-kv`. On Node, open the database with `openKv` from
  * `npm:@deno/kv` and pass it to `new KvSessionStore(kv)` instead.
@@ -31,8 +32,6 @@ export async function openKvSessionStore(
   path: string = DEFAULT_KV_PATH,
   options: Omit<KvSessionStoreOptions, "closeKv"> = {},
 ): Promise<KvSessionStore> {
-  return new KvSessionStore(await openKvPath(path), {
-    ...options,
-    closeKv: true,
-  });
+  if (isKvFilePath(path)) await Deno.mkdir(dirname(path), { recursive: true });
+  return new KvSessionStore(await Deno.openKv(path), { ...options, closeKv: true });
 }

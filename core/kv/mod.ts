@@ -11,6 +11,7 @@
  *   read alike.
  * - {@link retryLocked}: retrying work that met "database is locked" (another
  *   process committing to the same file), with jittered {@link backoff}.
+ * - {@link DEFAULT_KV_PATH}: the file the stores share when no path is given.
  *
  * @example
  * ```ts
@@ -31,3 +32,4 @@ export * from "./kv_like.ts";
 export * from "./kv_retry.ts";
 export * from "./chunks.ts";
 export * from "./chunked_value.ts";
+export * from "./kv_path.ts";

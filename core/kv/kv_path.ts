@@ -1,0 +1,39 @@
+/**
+ * Where the KV stores keep their data: the path they share by default, and
+ * which paths name a local file (whose folder the opener must create). The
+ * opening itself (`Deno.openKv`, `Deno.mkdir`) stays in the store packages,
+ * so core touches no `Deno` global.
+ *
+ * @module
+ */
+
+/**
+ * Where the KV stores keep their data when no path is given (relative to the
+ * working directory); the event store and the session store share the file.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_KV_PATH } from "@anubis/core/kv";
+ * console.log(DEFAULT_KV_PATH); // .data/anubis.kv
+ * ```
+ */
+export const DEFAULT_KV_PATH = ".data/anubis.kv";
+
+/**
+ * Whether a path given to `Deno.openKv` names a local file: not `":memory:"`
+ * (a private in-memory database) nor an `http(s)://` KV Connect URL (such as
+ * self-hosted denokv).
+ *
+ * @param path What would be passed to `Deno.openKv`.
+ * @returns `true` for a file, whose folder must exist before opening.
+ *
+ * @example
+ * ```ts
+ * import { isKvFilePath } from "@anubis/core/kv";
+ * console.log(isKvFilePath(".data/anubis.kv"), isKvFilePath(":memory:")); // true false
+ * console.log(isKvFilePath("https://kv.example.com")); // false
+ * ```
+ */
+export function isKvFilePath(path: string): boolean {
+  return path !== ":memory:" && !/^https?:\/\//.test(path);
+}
