@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { SessionRecord } from "@anubis/core";
 import { sessionStoreContract } from "@anubis/core/testing";
 import { KvSessionStore } from "./kv_session_store.ts";
-import { tempKv } from "../event-store-kv/testdata/temp_kv.ts";
+import { tempKv } from "../core/kv/testdata/temp_kv.ts";
 
 for (
   const c of sessionStoreContract(async () => {
