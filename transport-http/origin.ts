@@ -120,7 +120,11 @@ export class OriginGuard {
    * @returns The refusal, or `undefined` when the request may proceed.
    */
   check(request: Request): Refusal | undefined {
-    const origin = request.headers.get("origin");
+    // `has` first, as most requests carry no Origin. It is also the first
+    // header read of a request: on Deno it fetches the whole header list in
+    // one runtime call (which Deno makes anyway once a handler has touched
+    // the headers), so every later `get` is a lookup in JS, not a call each.
+    const origin = request.headers.has("origin") ? request.headers.get("origin") : null;
     if (origin !== null && !this.#anyOrigin && !this.#originAllowed(origin)) {
       return { status: 403, message: `Forbidden: origin ${origin} is not allowed` };
     }
