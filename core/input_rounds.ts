@@ -20,6 +20,9 @@ export const MRTR_METHODS: ReadonlySet<string> = new Set([
   "resources/read",
 ]);
 
+/** A request cancelled by its client before it asked for input: it gets no response. */
+class CancelledBeforeInput extends Error {}
+
 /**
  * Runs a multi round-trip capable request: answers in, `input_required` out.
  *
@@ -55,6 +58,8 @@ export async function withInputs(
     inputs.onRequested(() => setTimeout(resolve, 0, undefined));
   });
   if (result !== undefined) return result;
+  // Cancelled before it asked: the client wants no answer, not another round.
+  if (cancellation.aborted) throw new CancelledBeforeInput();
   cancellation.abort("input required");
   // Earlier rounds' answers plus the ones this round used; unknown extra
   // keys the client sent are not carried on.

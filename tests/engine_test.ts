@@ -196,6 +196,38 @@ Deno.test("a cancelled legacy request gets no response", async () => {
   assert.equal(await pending, undefined);
 });
 
+Deno.test("a stateless request cancelled before it asks for input gets no response", async () => {
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
+  let proceed!: () => void;
+  const cancelled = new Promise<void>((r) => (proceed = r));
+  const asksLate = {
+    name: "asks_late",
+    description: "asks for input after the client cancelled",
+    handler: async (_: unknown, frame: import("@anubis/core").Frame) => {
+      started();
+      await cancelled;
+      await frame.elicit({ message: "Name?", requestedSchema: { type: "object", properties: {} } });
+      return "answered";
+    },
+  };
+  const t = engineHarness({ tools: [asksLate] });
+  const caller = new AbortController();
+  const pending = t.engine.handle({
+    jsonrpc: "2.0",
+    id: "late-1",
+    method: "tools/call",
+    params: {
+      name: "asks_late",
+      _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } },
+    },
+  }, { transport: "test", emit: () => {}, signal: caller.signal });
+  await running;
+  caller.abort();
+  proceed();
+  assert.equal(await pending, undefined);
+});
+
 Deno.test("outputSchema is enforced and a bad cursor is -32602", async () => {
   const t = engineHarness({
     tools: [{
