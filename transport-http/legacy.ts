@@ -392,8 +392,15 @@ export class LegacyEndpoint {
     try {
       entry = await this.#sessions.find(sessionId, exchangeOf(request, context));
     } catch (error) {
-      console.error("anubis: session store failed loading a session:", error);
-      return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
+      // The store failed, or the server refused the restore: an internal
+      // error (seed 000), not the 404 of a session that does not exist.
+      console.error(`anubis: session ${sessionId} could not be loaded or restored:`, error);
+      return errorResponseOf(
+        500,
+        id,
+        ErrorCode.INTERNAL_ERROR,
+        "Internal error: the session could not be loaded or restored",
+      );
     }
     if (!entry) return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
     const header = request.headers.get("mcp-protocol-version")?.trim();

@@ -165,7 +165,8 @@ export class SessionTable {
    * @param id The `Mcp-Session-Id`.
    * @param exchange The request asking (for the restore callbacks).
    * @returns The entry, or `undefined` for an unknown or expired session.
-   * @throws When the session store cannot be read (the caller fails closed).
+   * @throws When the session store cannot be read, or the server refused to
+   * restore the session (the caller answers an internal error).
    */
   async find(id: string, exchange: Exchange): Promise<SessionEntry | undefined> {
     this.sweep(false);
@@ -315,18 +316,15 @@ export class SessionTable {
     const record = await this.#options.sessionStore!.load(id);
     if (!record || record.id !== id) return undefined;
     if (this.#entries.size >= this.#options.maxSessions) return undefined;
-    try {
-      const session: Session = await this.#engine.restoreSession(record, {
-        id,
-        transport: "http",
-        onMessage: (message) => this.#send(session, message),
-      }, exchange);
-      const entry = this.#register(session);
-      entry.saved = JSON.stringify({ ...record, updatedAt: 0 });
-      return entry;
-    } catch (error) {
-      console.error(`anubis: session ${id} could not be restored:`, error);
-      return undefined;
-    }
+    // A refused restore (`handleSessionExpired` threw) rejects: the session
+    // exists, so the caller answers an internal error, not 404.
+    const session: Session = await this.#engine.restoreSession(record, {
+      id,
+      transport: "http",
+      onMessage: (message) => this.#send(session, message),
+    }, exchange);
+    const entry = this.#register(session);
+    entry.saved = JSON.stringify({ ...record, updatedAt: 0 });
+    return entry;
   }
 }

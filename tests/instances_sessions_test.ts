@@ -1,0 +1,85 @@
+/**
+ * Two handlers on one KV file, as two instances behind a load balancer: what
+ * a session restored at the other instance answers when its restore fails or
+ * the table is full, a session held only by its GET stream, one standalone
+ * stream per session across instances, and the client's answers to
+ * server-to-client requests reaching the instance that asked.
+ */
+
+import assert from "node:assert/strict";
+import { defineServer, type McpServer } from "@anubis/core";
+import { KvEventStore } from "@anubis/event-store-kv";
+import { KvSessionStore } from "@anubis/session-kv";
+import type { HttpHandlerOptions } from "@anubis/transport-http";
+import { initialize, post, start, type TestServer, testServer } from "./http_helpers.ts";
+
+const VERSION = "2025-11-25";
+
+interface Pair {
+  a: TestServer;
+  b: TestServer;
+}
+
+/** Two handlers, each with its own handle on one fresh KV file and both stores on it. */
+async function withTwoHandlers(
+  options: { a?: HttpHandlerOptions; b?: HttpHandlerOptions; server?: () => McpServer },
+  body: (pair: Pair) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "anubis-sessions-" });
+  const kvs: Deno.Kv[] = [];
+  const servers: TestServer[] = [];
+  try {
+    for (const own of [options.a, options.b]) {
+      const kv = await Deno.openKv(`${dir}/s.kv`);
+      kvs.push(kv);
+      servers.push(start({
+        eventStore: new KvEventStore(kv, { pollIntervalMs: 20 }),
+        sessionStore: new KvSessionStore(kv),
+        ...own,
+      }, (options.server ?? testServer)()));
+    }
+    await body({ a: servers[0], b: servers[1] });
+  } finally {
+    for (const server of servers) await server.close();
+    for (const kv of kvs) kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A raw legacy POST of one request on a session. */
+function call(url: string, sessionId: string, id: number, method: string, params = {}) {
+  return post(url, { jsonrpc: "2.0", id, method, params }, {
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": VERSION,
+  });
+}
+
+/** The test server, refusing to restore sessions (seed 000 `handle_session_expired`). */
+function refusingServer(): McpServer {
+  const server = testServer();
+  return defineServer({
+    ...server.definition,
+    handleSessionExpired: () => {
+      throw new Error("recovery refused");
+    },
+  });
+}
+
+Deno.test("instances: a session whose restore is refused gets an internal error, not 404", async () => {
+  await withTwoHandlers({ server: refusingServer }, async ({ a, b }) => {
+    const sessionId = await initialize(a.url, VERSION);
+    const refused = await call(b.url, sessionId, 7, "ping");
+    assert.equal(refused.status, 500);
+    const body = await refused.json();
+    assert.equal(body.id, 7);
+    assert.equal(body.error.code, -32603);
+    assert.equal(b.handler.sessionCount, 0);
+    // B goes on serving: an unknown session is still 404, the session still lives at A.
+    const unknown = await call(b.url, "no-such-session", 8, "ping");
+    assert.equal(unknown.status, 404);
+    assert.equal((await unknown.json()).error.code, -32001);
+    const live = await call(a.url, sessionId, 9, "ping");
+    assert.equal(live.status, 200);
+    await live.body?.cancel();
+  });
+});
