@@ -83,3 +83,19 @@ Deno.test("instances: a session whose restore is refused gets an internal error,
     await live.body?.cancel();
   });
 });
+
+Deno.test("instances: restoring a session into a full table is 503, as creating one", async () => {
+  await withTwoHandlers({ b: { maxSessions: 1 } }, async ({ a, b }) => {
+    const sessionId = await initialize(a.url, VERSION);
+    await initialize(b.url, VERSION); // B is full now
+    const full = await call(b.url, sessionId, 7, "ping");
+    assert.equal(full.status, 503);
+    assert.equal(full.headers.get("retry-after"), "5");
+    const body = await full.json();
+    assert.equal(body.id, 7);
+    assert.equal(body.error.code, -32603);
+    const unknown = await call(b.url, "no-such-session", 8, "ping");
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+  });
+});

@@ -57,6 +57,13 @@ function requestIdOf(message: JsonRpcMessage): RequestId | null {
   return "method" in message && "id" in message ? message.id : null;
 }
 
+/** A full session table: 503, whether the session is new or restored. */
+function tooManySessions(id: RequestId | null): Response {
+  return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", undefined, {
+    "retry-after": "5",
+  });
+}
+
 function notAcceptable(id: RequestId | null, what: string): Response {
   return errorResponseOf(
     406,
@@ -348,11 +355,7 @@ export class LegacyEndpoint {
   ): Promise<Response> {
     const id = requestIdOf(message);
     const entry = this.#sessions.create();
-    if (!entry) {
-      return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", undefined, {
-        "retry-after": "5",
-      });
-    }
+    if (!entry) return tooManySessions(id);
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
@@ -388,7 +391,7 @@ export class LegacyEndpoint {
         "Bad Request: Mcp-Session-Id header is required",
       );
     }
-    let entry: SessionEntry | undefined;
+    let entry: SessionEntry | "full" | undefined;
     try {
       entry = await this.#sessions.find(sessionId, exchangeOf(request, context));
     } catch (error) {
@@ -403,6 +406,7 @@ export class LegacyEndpoint {
       );
     }
     if (!entry) return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
+    if (entry === "full") return tooManySessions(id);
     const header = request.headers.get("mcp-protocol-version")?.trim();
     const version = entry.session.dialect!.version;
     if (header !== undefined && header !== version) {

@@ -108,7 +108,7 @@ export class SessionTable {
   readonly #engine: Engine;
   readonly #options: SessionTableOptions;
   readonly #entries = new Map<string, SessionEntry>();
-  readonly #restoring = new Map<string, Promise<SessionEntry | undefined>>();
+  readonly #restoring = new Map<string, Promise<SessionEntry | "full" | undefined>>();
   #nextSweep = 0;
 
   /**
@@ -164,11 +164,12 @@ export class SessionTable {
    *
    * @param id The `Mcp-Session-Id`.
    * @param exchange The request asking (for the restore callbacks).
-   * @returns The entry, or `undefined` for an unknown or expired session.
+   * @returns The entry, `undefined` for an unknown or expired session, or
+   * `"full"` when the session is stored but the table has no room for it.
    * @throws When the session store cannot be read, or the server refused to
    * restore the session (the caller answers an internal error).
    */
-  async find(id: string, exchange: Exchange): Promise<SessionEntry | undefined> {
+  async find(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
     this.sweep(false);
     const entry = this.#entries.get(id);
     const store = this.#options.sessionStore;
@@ -312,10 +313,11 @@ export class SessionTable {
     return stream?.send(message);
   }
 
-  async #restore(id: string, exchange: Exchange): Promise<SessionEntry | undefined> {
+  async #restore(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
     const record = await this.#options.sessionStore!.load(id);
     if (!record || record.id !== id) return undefined;
-    if (this.#entries.size >= this.#options.maxSessions) return undefined;
+    this.sweep(this.#entries.size >= this.#options.maxSessions);
+    if (this.#entries.size >= this.#options.maxSessions) return "full";
     // A refused restore (`handleSessionExpired` threw) rejects: the session
     // exists, so the caller answers an internal error, not 404.
     const session: Session = await this.#engine.restoreSession(record, {
