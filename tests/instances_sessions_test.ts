@@ -11,7 +11,7 @@ import { defineServer, type McpServer } from "@anubis/core";
 import { KvEventStore } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
 import type { HttpHandlerOptions } from "@anubis/transport-http";
-import { initialize, post, start, type TestServer, testServer } from "./http_helpers.ts";
+import { initialize, post, SseReader, start, type TestServer, testServer } from "./http_helpers.ts";
 
 const VERSION = "2025-11-25";
 
@@ -51,6 +51,17 @@ function call(url: string, sessionId: string, id: number, method: string, params
   return post(url, { jsonrpc: "2.0", id, method, params }, {
     "mcp-session-id": sessionId,
     "mcp-protocol-version": VERSION,
+  });
+}
+
+/** Opens the session's standalone stream. */
+function open(url: string, sessionId: string): Promise<Response> {
+  return fetch(url, {
+    headers: {
+      accept: "text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": VERSION,
+    },
   });
 }
 
@@ -97,5 +108,25 @@ Deno.test("instances: restoring a session into a full table is 503, as creating 
     const unknown = await call(b.url, "no-such-session", 8, "ping");
     assert.equal(unknown.status, 404);
     await unknown.body?.cancel();
+  });
+});
+
+Deno.test("instances: a session held only by its GET stream outlives sessionIdleMs in the store", async () => {
+  const idle = { sessionIdleMs: 400 };
+  await withTwoHandlers({ a: idle, b: idle }, async ({ a, b }) => {
+    const sessionId = await initialize(a.url, VERSION);
+    const stream = new SseReader(await open(a.url, sessionId));
+    assert.equal((await stream.next())?.data, ""); // priming
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // only the stream is active
+    const again = await call(a.url, sessionId, 1, "ping");
+    assert.equal(again.status, 200);
+    await again.body?.cancel();
+    assert.equal(a.handler.sessionCount, 1);
+    assert.equal(a.handler.openStreams, 1);
+    // The record is alive for the other instance too.
+    const there = await call(b.url, sessionId, 2, "ping");
+    assert.equal(there.status, 200);
+    await there.body?.cancel();
+    await stream.cancel();
   });
 });

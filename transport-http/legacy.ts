@@ -286,7 +286,7 @@ export class LegacyEndpoint {
     // A superseded connection gave its slot back while attaching: take it.
     const slot = release ?? this.#streams.acquire();
     if (slot) stream.signal.addEventListener("abort", slot, { once: true });
-    session.lastActivity = Date.now();
+    this.#sessions.hold(found, stream.signal);
     return stream.response({ "mcp-session-id": session.id! });
   }
 

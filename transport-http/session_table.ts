@@ -218,6 +218,37 @@ export class SessionTable {
   }
 
   /**
+   * Keeps a session alive while the client holds its standalone stream, which
+   * POSTs alone would not: its store record is touched now and every quarter
+   * of `idleMs` until `signal` aborts (one timer per open stream, nothing per
+   * event), and its idle time counts from when the stream ended.
+   *
+   * @param entry The session.
+   * @param signal Aborts when the stream ends.
+   */
+  hold(entry: SessionEntry, signal: AbortSignal): void {
+    const { session } = entry;
+    session.lastActivity = Date.now();
+    const store = this.#options.sessionStore;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    if (store) {
+      const touch = () => {
+        if (session.closed) return;
+        entry.touchedAt = session.lastActivity = Date.now();
+        store.touch(session.id!, this.#options.idleMs).catch((error) =>
+          console.error(`anubis: session store failed touching ${session.id}:`, error)
+        );
+      };
+      touch();
+      timer = setInterval(touch, this.#options.idleMs / 4);
+    }
+    signal.addEventListener("abort", () => {
+      clearInterval(timer);
+      session.lastActivity = Date.now();
+    }, { once: true });
+  }
+
+  /**
    * Ends a session on `DELETE`: its recorded events go first, and when that
    * fails nothing else changes (fail closed, so the client can retry).
    *
