@@ -11,6 +11,7 @@
 import type { Cancellation } from "./cancellation.ts";
 import type { InputCollector } from "./frame.ts";
 import type { JsonRpcRequest } from "./json_rpc.ts";
+import { RequestStateCodec } from "./request_state.ts";
 import type { McpServer } from "./server.ts";
 
 /** The methods whose handlers may ask for input in the stateless era. */
@@ -42,10 +43,22 @@ export async function withInputs(
 ): Promise<Record<string, unknown>> {
   const params = request.params!;
   const target = String(request.method === "resources/read" ? params.uri : params.name);
+  // The state is bound to the arguments too (`resources/read` has none but
+  // its URI); the digest is made only when a state is opened or sealed.
+  let digest: Promise<string> | undefined;
+  const argumentsDigest = () =>
+    request.method === "resources/read"
+      ? Promise.resolve("")
+      : (digest ??= RequestStateCodec.argumentsDigest(params.arguments));
   let round = 0;
   let carried: Record<string, unknown> = {};
   if (typeof params.requestState === "string") {
-    const state = await server.requestState.open(params.requestState, request.method, target);
+    const state = await server.requestState.open(
+      params.requestState,
+      request.method,
+      target,
+      await argumentsDigest(),
+    );
     carried = state.answers;
     Object.assign(inputs.answers, carried);
     round = state.round;
@@ -72,6 +85,7 @@ export async function withInputs(
     requestState: await server.requestState.seal({
       method: request.method,
       target,
+      argumentsDigest: await argumentsDigest(),
       answers,
       round: round + 1,
     }),

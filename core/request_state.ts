@@ -1,7 +1,7 @@
 /**
  * The integrity-protected `requestState` of stateless multi round-trip
- * requests: HMAC-SHA256 signed (not encrypted), bound to the method and
- * target, with an expiry.
+ * requests: HMAC-SHA256 signed (not encrypted), bound to the method, the
+ * target and a digest of the arguments (digest §4.5.3), with an expiry.
  *
  * @module
  */
@@ -13,8 +13,14 @@ import { ErrorCode, McpError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import type { RequestStatePayload } from "@anubis/core";
- * const payload: RequestStatePayload = { method: "tools/call", target: "greet", answers: {}, round: 1 };
+ * import { RequestStateCodec, type RequestStatePayload } from "@anubis/core";
+ * const payload: RequestStatePayload = {
+ *   method: "tools/call",
+ *   target: "greet",
+ *   argumentsDigest: await RequestStateCodec.argumentsDigest({ name: "Ada" }),
+ *   answers: {},
+ *   round: 1,
+ * };
  * ```
  */
 export interface RequestStatePayload {
@@ -22,6 +28,11 @@ export interface RequestStatePayload {
   method: string;
   /** The tool or prompt name, or the resource URI. */
   target: string;
+  /**
+   * {@link RequestStateCodec.argumentsDigest} of the request's arguments
+   * (`tools/call` and `prompts/get`); `""` or absent when the request has none.
+   */
+  argumentsDigest?: string;
   /** The input responses of every earlier round, by key. */
   answers: Record<string, unknown>;
   /** How many rounds asked for input so far. */
@@ -45,6 +56,19 @@ function fromBase64Url(text: string): Uint8Array {
   return bytes;
 }
 
+/** JSON with object keys sorted at every level, so equal values encode alike. */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const object = value as Record<string, unknown>;
+  let out = "";
+  for (const key of Object.keys(object).sort()) {
+    if (object[key] === undefined) continue;
+    out += `${out ? "," : ""}${JSON.stringify(key)}:${canonicalJson(object[key])}`;
+  }
+  return `{${out}}`;
+}
+
 /**
  * Signs and verifies `requestState` values. Every instance that may receive a
  * retry must share the secret; without one a random per-process secret is
@@ -54,8 +78,15 @@ function fromBase64Url(text: string): Uint8Array {
  * ```ts
  * import { RequestStateCodec } from "@anubis/core";
  * const codec = new RequestStateCodec({ secret: "a shared secret of at least 32 characters!!" });
- * const state = await codec.seal({ method: "tools/call", target: "greet", answers: {}, round: 1 });
- * console.log((await codec.open(state, "tools/call", "greet")).round); // 1
+ * const argumentsDigest = await RequestStateCodec.argumentsDigest({ name: "Ada" });
+ * const state = await codec.seal({
+ *   method: "tools/call",
+ *   target: "greet",
+ *   argumentsDigest,
+ *   answers: {},
+ *   round: 1,
+ * });
+ * console.log((await codec.open(state, "tools/call", "greet", argumentsDigest)).round); // 1
  * ```
  */
 export class RequestStateCodec {
@@ -83,6 +114,22 @@ export class RequestStateCodec {
   }
 
   /**
+   * The digest that binds a state to a request's arguments: SHA-256 of their
+   * JSON with sorted keys (base64url), so a retry that resends equal
+   * arguments matches whatever their key order. `undefined` and `{}` are
+   * alike (handlers receive `{}` for both).
+   *
+   * @param args The request's `arguments`.
+   * @returns The digest.
+   */
+  static async argumentsDigest(args: unknown): Promise<string> {
+    const text = canonicalJson(args ?? {});
+    return toBase64Url(
+      new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))),
+    );
+  }
+
+  /**
    * Signs a payload.
    *
    * @param payload What to carry to the next round.
@@ -102,11 +149,18 @@ export class RequestStateCodec {
    * @param state The state the client echoed.
    * @param method The method of the retry.
    * @param target The tool or prompt name, or resource URI, of the retry.
+   * @param argumentsDigest {@link RequestStateCodec.argumentsDigest} of the
+   * retry's arguments (`""` for a method without arguments).
    * @returns The payload.
    * @throws {McpError} `-32602` when the state was tampered with, has expired,
-   * or belongs to another method or target.
+   * or belongs to another method, target or arguments.
    */
-  async open(state: string, method: string, target: string): Promise<RequestStatePayload> {
+  async open(
+    state: string,
+    method: string,
+    target: string,
+    argumentsDigest = "",
+  ): Promise<RequestStatePayload> {
     const [bodyText, signatureText, extra] = state.split(".");
     let body: Uint8Array, signature: Uint8Array;
     try {
@@ -124,7 +178,10 @@ export class RequestStateCodec {
     );
     if (!valid) throw integrityError();
     const payload = JSON.parse(decoder.decode(body)) as RequestStatePayload & { expiresAt: number };
-    if (payload.method !== method || payload.target !== target) {
+    if (
+      payload.method !== method || payload.target !== target ||
+      (payload.argumentsDigest ?? "") !== argumentsDigest
+    ) {
       throw new McpError(ErrorCode.INVALID_PARAMS, "requestState belongs to another request");
     }
     if (!(payload.expiresAt > Date.now())) {
@@ -133,6 +190,7 @@ export class RequestStateCodec {
     return {
       method: payload.method,
       target: payload.target,
+      argumentsDigest: payload.argumentsDigest ?? "",
       answers: payload.answers ?? {},
       round: payload.round ?? 0,
     };

@@ -5,6 +5,7 @@ import { RequestStateCodec } from "./request_state.ts";
 const payload = {
   method: "tools/call",
   target: "greet",
+  argumentsDigest: "",
   answers: { name: { action: "accept" } },
   round: 1,
 };
@@ -28,5 +29,31 @@ Deno.test("tampered, foreign, misbound and expired states are -32602", async () 
   await assert.rejects(
     expired.open(await expired.seal(payload), "tools/call", "greet"),
     isInvalidParams,
+  );
+});
+
+Deno.test("a state opens only with the digest of the arguments it was sealed for", async () => {
+  const codec = new RequestStateCodec();
+  const digest = await RequestStateCodec.argumentsDigest({ id: "harmless", opts: { a: 1, b: 2 } });
+  const state = await codec.seal({ ...payload, argumentsDigest: digest });
+  const reordered = await RequestStateCodec.argumentsDigest({
+    opts: { b: 2, a: 1 },
+    id: "harmless",
+  });
+  assert.equal(reordered, digest);
+  assert.equal((await codec.open(state, "tools/call", "greet", reordered)).round, 1);
+  const other = await RequestStateCodec.argumentsDigest({ id: "precious", opts: { a: 1, b: 2 } });
+  await assert.rejects(
+    codec.open(state, "tools/call", "greet", other),
+    (e) => e instanceof McpError && e.code === -32602 && /another request/.test(e.message),
+  );
+  await assert.rejects(codec.open(state, "tools/call", "greet"), McpError);
+  assert.equal(
+    await RequestStateCodec.argumentsDigest(undefined),
+    await RequestStateCodec.argumentsDigest({}),
+  );
+  assert.notEqual(
+    await RequestStateCodec.argumentsDigest({ a: [1, 2] }),
+    await RequestStateCodec.argumentsDigest({ a: [2, 1] }),
   );
 });
