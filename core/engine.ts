@@ -30,6 +30,7 @@ import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
 import type { McpServer } from "./server.ts";
 import { Session, type SessionOptions } from "./session.ts";
+import { servedVersions } from "./served_versions.ts";
 import { sessionRecord } from "./session_persistence.ts";
 import { statelessFrame } from "./stateless_frame.ts";
 import type { SessionRecord } from "./session_store.ts";
@@ -81,12 +82,16 @@ export class Engine {
    *
    * @param server The defined server.
    * @param options The registry and limits.
+   * @throws {TypeError} When the server's `supportedProtocolVersions` names a
+   * version the registry does not know, or none.
    */
   constructor(server: McpServer, options: EngineOptions) {
     this.server = server;
     this.registry = options.registry;
-    const allowed = server.definition.supportedProtocolVersions;
-    this.#versions = this.registry.versions().filter((v) => !allowed || allowed.includes(v));
+    this.#versions = servedVersions(
+      this.registry.versions(),
+      server.definition.supportedProtocolVersions,
+    );
     this.#hub = new SubscriptionHub(
       server.notify,
       server.capabilities,

@@ -376,7 +376,13 @@ export interface ServerDefinition {
   ) => Awaitable<void | { clientInfo?: Implementation }>;
   /** Projects `frame.assigns` to the JSON-safe data a session store keeps. */
   serializeAssigns?: (assigns: Record<string, unknown>) => JsonObject;
-  /** The protocol versions served (default: every registered version). */
+  /**
+   * The protocol versions served (default: every registered version). Each
+   * must be in the engine's registry and at least one must be named: the
+   * engine refuses anything else when it is made. Without a legacy version
+   * `initialize` is refused (`-32602` naming the supported ones); without
+   * 2026-07-28 stateless requests get `-32022`.
+   */
   supportedProtocolVersions?: readonly string[];
   /** The `requestState` secret (share it across instances) and lifetime. */
   requestState?: { secret?: string | Uint8Array; ttlMs?: number };
