@@ -25,7 +25,12 @@ import type {
 import { LOG_LEVELS } from "./types.ts";
 
 /**
- * The read-only facts of the request a handler serves.
+ * The read-only facts of the request a handler serves. A legacy session's
+ * `clientInfo` and `clientCapabilities` are deep-frozen when the session gets
+ * them (at `initialize` or restore), so a handler cannot change what later
+ * requests see: a write throws a `TypeError` (modules are strict code). In the
+ * stateless era they are the request's own `_meta`, not frozen (that would
+ * cost every request): a change there reaches only that request.
  *
  * @example
  * ```ts

@@ -40,6 +40,16 @@ export interface SessionOptions {
 }
 
 const KEEP_REASONS = { keepReasons: true };
+const NO_FACTS: Readonly<Record<string, never>> = Object.freeze({});
+
+/** A deep copy of JSON data with every object and array frozen. */
+function frozenCopy<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value)
+    ? value.map(frozenCopy)
+    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v)]));
+  return Object.freeze(copy) as T;
+}
 
 interface PendingRequest {
   method: string;
@@ -67,10 +77,24 @@ export class Session {
   onMessage?: (message: JsonRpcMessage) => void | Promise<void>;
   /** The negotiated dialect; `undefined` until `initialize` succeeded. */
   dialect?: Dialect;
-  /** The client's identity. */
-  clientInfo: Partial<Implementation> = {};
-  /** The client's capabilities. */
-  clientCapabilities: ClientCapabilities = {};
+  /**
+   * The client's identity. Set once at `initialize` or restore; what is set
+   * is copied and deep-frozen, so no handler can change what later requests
+   * of the session see (a write throws a `TypeError` in strict code).
+   */
+  get clientInfo(): Partial<Implementation> {
+    return this.#clientInfo;
+  }
+  set clientInfo(value: Partial<Implementation>) {
+    this.#clientInfo = frozenCopy(value);
+  }
+  /** The client's capabilities; copied and deep-frozen like {@link clientInfo}. */
+  get clientCapabilities(): ClientCapabilities {
+    return this.#clientCapabilities;
+  }
+  set clientCapabilities(value: ClientCapabilities) {
+    this.#clientCapabilities = frozenCopy(value);
+  }
   /** Whether `notifications/initialized` arrived. */
   initialized = false;
   /** The level set by `logging/setLevel`. */
@@ -105,6 +129,8 @@ export class Session {
   /** Whether the session was closed. */
   closed = false;
 
+  #clientInfo: Partial<Implementation> = NO_FACTS;
+  #clientCapabilities: ClientCapabilities = NO_FACTS;
   // Made on first use: most sessions never subscribe, and an idle one holds no requests.
   #subscriptions: Set<string> | undefined;
   #inflight: Map<RequestId, Cancellation> | undefined;
