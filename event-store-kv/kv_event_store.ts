@@ -37,7 +37,11 @@ export interface KvEventStoreOptions {
   prefix?: readonly KvKeyPart[];
   /** Events kept per session; older ones are hidden at once and deleted in batches (default 1,000). */
   maxEventsPerSession?: number;
-  /** Age after which an event is no longer replayed, in ms (default one hour). */
+  /**
+   * Age after which an event is no longer replayed, in ms (default one hour).
+   * A session's id counter expires {@link COUNTER_GRACE_MS} after that,
+   * counted from its last append.
+   */
   ttlMs?: number;
   /** How often `tail()` polls for other processes' appends, in ms (default 100). */
   pollIntervalMs?: number;
@@ -53,6 +57,12 @@ export interface KvEventStoreOptions {
   closeKv?: boolean;
   /** The clock, in ms (default `Date.now`). */
   now?: () => number;
+}
+
+/** A session's last id and the versionstamp to check it against (`null`: no counter key). */
+interface Counter {
+  id: number;
+  versionstamp: string | null;
 }
 
 /** What the head of an event records besides its bytes. */
@@ -72,6 +82,29 @@ const DELETE_BATCH = 500;
 /** Counter versionstamps kept to skip a read when this process appended last. */
 const CACHED_COUNTERS = 1_024;
 
+/**
+ * How much longer than `ttlMs` a session's id counter lives after its last
+ * append, in ms. KV keeps an expired key readable for up to a minute, so the
+ * counter outlasts every event of the session, whether read through the
+ * store's own age filter or straight from KV: ids only restart once nothing of
+ * the session can be replayed.
+ *
+ * @example
+ * ```ts
+ * import { COUNTER_GRACE_MS } from "@anubis/event-store-kv";
+ * console.log(COUNTER_GRACE_MS > 60_000); // true
+ * ```
+ */
+export const COUNTER_GRACE_MS = 2 * 60_000;
+
+/** A counter as stored: its id as decimal UTF-8, or a `KvU64` in databases from before it expired. */
+type CounterValue = Uint8Array | KvU64Like;
+
+function counterId(value: CounterValue | null): number {
+  if (value === null) return 0;
+  return value instanceof Uint8Array ? Number(decoder.decode(value)) : Number(value.value);
+}
+
 function positive(name: string, value: number): number {
   if (!(value > 0) || !Number.isFinite(value)) {
     throw new RangeError(`${name} must be a positive number, got ${value}`);
@@ -83,20 +116,24 @@ function positive(name: string, value: number): number {
  * The `EventStore` of `@anubis/core` on Deno KV (a `Deno.Kv`, or a `Kv` from
  * `npm:@deno/kv` on Node).
  *
- * - Keys: `[...prefix, sessionId, "id"]` holds the session's last id (a
- *   `KvU64`), `[...prefix, sessionId, "ev", id]` an event, with its parts at
+ * - Keys: `[...prefix, sessionId, "id"]` holds the session's last id (its
+ *   decimal digits), `[...prefix, sessionId, "ev", id]` an event, with its parts at
  *   `[..., id, 1]`… when it is over 60 KiB, and `[...prefix, sessionId,
  *   "blob", uuid, …]` events too big for one commit. The session id is a key
  *   part of its own, so no session can reach another's keys.
  * - Ids: the counter is read, then the new event and the incremented counter
  *   are committed together under a versionstamp check; a lost race or
  *   "database is locked" is retried. Processes sharing one database get every
- *   id once, with no gap.
+ *   id once, with no gap. A missing counter starts above the highest event id
+ *   KV still holds, so ids never repeat or go back under stored events.
  * - Values are `Uint8Array` (UTF-8 text behind a small JSON header), readable
  *   by Deno and Node alike.
  * - Retention: at most `maxEventsPerSession` newest events and none older than
  *   `ttlMs`, both checked on read (KV's `expireIn` is only the earliest time a
- *   key may vanish); the rest is deleted in batches and by `expireIn`.
+ *   key may vanish); the rest is deleted in batches and by `expireIn`. The
+ *   counter expires {@link COUNTER_GRACE_MS} after the session's last event
+ *   would, so a session that stops appending (its client vanished without a
+ *   `DELETE`) leaves no key behind.
  *
  * @example
  * ```ts
@@ -124,7 +161,7 @@ export class KvEventStore implements EventStore {
   readonly #appends = new KeyedQueue();
   readonly #wakeups = new Wakeups();
   /** The counter as this process last wrote it, per session. */
-  readonly #counters = new Map<string, { id: number; versionstamp: string }>();
+  readonly #counters = new Map<string, Counter>();
 
   /**
    * Creates a store on `kv`.
@@ -258,10 +295,10 @@ export class KvEventStore implements EventStore {
    */
   async latestId(sessionId: string): Promise<number> {
     const entry = await retryLocked(
-      () => this.#kv.get<KvU64Like>(this.#counterKey(sessionId)),
+      () => this.#kv.get<CounterValue>(this.#counterKey(sessionId)),
       this.#retryMs,
     );
-    return entry.value === null ? 0 : Number(entry.value.value);
+    return counterId(entry.value);
   }
 
   /**
@@ -368,17 +405,12 @@ export class KvEventStore implements EventStore {
     const deadline = Date.now() + this.#retryMs;
     for (let attempt = 0;; attempt++) {
       let current = this.#counters.get(sessionId);
-      if (!current || attempt > 0) {
-        const entry = await retryLocked(() => this.#kv.get<KvU64Like>(key), this.#retryMs);
-        current = {
-          id: entry.value === null ? 0 : Number(entry.value.value),
-          versionstamp: entry.versionstamp as string,
-        };
-      }
+      if (!current || attempt > 0) current = await this.#readCounter(sessionId);
       const id = current.id + 1;
       const op = this.#kv.atomic()
-        .check({ key, versionstamp: current.versionstamp ?? null })
-        .sum(key, 1n);
+        .check({ key, versionstamp: current.versionstamp })
+        // Refreshed on every append, like the events, but outliving them.
+        .set(key, encoder.encode(String(id)), { expireIn: this.#ttlMs + COUNTER_GRACE_MS });
       write(op, id);
       const result = await retryLocked(() => op.commit(), this.#retryMs);
       if (result.ok) {
@@ -392,7 +424,26 @@ export class KvEventStore implements EventStore {
     }
   }
 
-  #remember(sessionId: string, counter: { id: number; versionstamp: string }): void {
+  /**
+   * The session's counter. A missing one (new, deleted, or expired) goes on
+   * from the highest event id KV still holds, which is 0 unless KV has not
+   * yet collected expired events: a new id then never lands on an old
+   * event's key nor sorts below it.
+   */
+  async #readCounter(sessionId: string): Promise<Counter> {
+    const key = this.#counterKey(sessionId);
+    const entry = await retryLocked(() => this.#kv.get<CounterValue>(key), this.#retryMs);
+    if (entry.value !== null) {
+      return { id: counterId(entry.value), versionstamp: entry.versionstamp };
+    }
+    const prefix = this.#eventsPrefix(sessionId);
+    const last = await retryLocked(async () => {
+      for await (const e of this.#kv.list({ prefix }, { reverse: true, limit: 1 })) return e.key;
+    }, this.#retryMs);
+    return { id: last ? Number(last[prefix.length]) : 0, versionstamp: null };
+  }
+
+  #remember(sessionId: string, counter: Counter): void {
     this.#counters.delete(sessionId);
     this.#counters.set(sessionId, counter);
     if (this.#counters.size > CACHED_COUNTERS) {

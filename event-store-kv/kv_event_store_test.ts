@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import type { StoredEvent } from "@anubis/core";
 import { eventStoreContract } from "@anubis/core/testing";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
@@ -48,11 +49,8 @@ Deno.test("events over one KV value, and over one commit, round-trip byte-exact"
     assert.equal(events[2].data, "small");
     for await (const entry of kv.list<unknown>({ prefix: ["anubis", "events"] })) {
       const value = entry.value;
-      assert.ok(
-        value instanceof Uint8Array || typeof value === "object",
-        "bytes, or the KvU64 counter",
-      );
-      if (value instanceof Uint8Array) assert.ok(value.length <= 65_536);
+      assert.ok(value instanceof Uint8Array, "bytes, which Node reads too, the counter included");
+      assert.ok(value.length <= 65_536);
     }
     await store.delete("s");
     assert.equal(await countKeys(kv, ["anubis", "events", "s"]), 0, "blob parts deleted too");
@@ -212,4 +210,82 @@ Deno.test("an append that keeps meeting a locked database fails closed", async (
   } finally {
     kv.close();
   }
+});
+
+/** The rows of a KV file as its sqlite backend holds them: encoded key, expiry (-1 for none). */
+function kvRows(path: string): { key: Uint8Array; expiresAt: number }[] {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return db.prepare("SELECT k, expiration_ms FROM kv").all().map((row) => ({
+      key: row.k as Uint8Array,
+      expiresAt: Number(row.expiration_ms),
+    }));
+  } finally {
+    db.close();
+  }
+}
+
+/** A key of string parts in KV's encoding (each part: 0x02, its UTF-8, 0x00). */
+function encodedKey(parts: string[]): Uint8Array {
+  return new Uint8Array(parts.flatMap((p) => [2, ...new TextEncoder().encode(p), 0]));
+}
+
+Deno.test("every key of a session expires, the id counter after all its events, refreshed on append", async () => {
+  const { kv, path, close } = await tempKv("events.kv");
+  try {
+    const ttlMs = 60_000;
+    const store = new KvEventStore(kv, { ttlMs });
+    await store.append("s", "small");
+    await store.append("s", "x".repeat(100_000)); // parts
+    await store.append("s", "z".repeat(2_500_000)); // a blob
+    const counter = encodedKey(["anubis", "events", "s", "id"]);
+    const expiries = () => {
+      const rows = kvRows(path);
+      assert.ok(rows.length > 5);
+      assert.equal(rows.filter((r) => r.expiresAt < 0).length, 0, "no key is kept forever");
+      const counterRow = rows.find((r) =>
+        r.key.length === counter.length && r.key.every((b, i) => b === counter[i])
+      );
+      assert.ok(counterRow, "the counter row");
+      const others = rows.filter((r) => r !== counterRow).map((r) => r.expiresAt);
+      return { counter: counterRow.expiresAt, events: Math.max(...others) };
+    };
+    const first = expiries();
+    // Expired keys stay readable up to a minute: the counter must outlast that.
+    assert.ok(
+      first.counter - first.events > 60_000,
+      `counter expires ${first.counter - first.events} ms after the last event`,
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    await store.append("s", "later");
+    const second = expiries();
+    assert.ok(second.counter >= first.counter + 20, "each append pushes the counter's expiry on");
+    assert.ok(second.counter - second.events > 60_000);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a counter gone while events are still stored continues above them, never reusing an id", async () => {
+  await withStore({}, async (store, kv) => {
+    await store.append("s", "p".repeat(150_000)); // id 1, in three parts
+    await store.append("s", "two");
+    // What KV's expiry does to a counter whose events are still readable.
+    await kv.atomic().delete(["anubis", "events", "s", "id"]).commit();
+    assert.equal(await store.append("s", "three"), 3, "a stale cached counter is re-read");
+    const events = await store.replay("s", 0);
+    assert.deepEqual(ids(events), [1, 2, 3]);
+    assert.equal(events[0].data, "p".repeat(150_000));
+    assert.equal(events[2].data, "three");
+    assert.equal(await new KvEventStore(kv).append("s", "four"), 4);
+  });
+});
+
+Deno.test("a KvU64 counter from an older database is read and continued", async () => {
+  await withStore({}, async (store, kv) => {
+    await kv.atomic().set(["anubis", "events", "s", "id"], new Deno.KvU64(7n)).commit();
+    assert.equal(await store.latestId("s"), 7);
+    assert.equal(await store.append("s", "next"), 8);
+    assert.equal(await store.latestId("s"), 8);
+  });
 });

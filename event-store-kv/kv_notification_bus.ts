@@ -163,8 +163,10 @@ export class KvNotificationBus implements NotificationBus {
           cursor = event.id;
           this.#receive(event.data);
         }
-        // The tail ends by itself when the channel was deleted: follow it anew.
-        if (!signal.aborted) cursor = Math.min(cursor, await this.#log.latestId(this.#channel));
+        // The tail ends by itself when the channel's ids began again (it was
+        // idle until its counter expired, or it was deleted): every message
+        // it holds now came after the last one read, so follow it from its start.
+        cursor = 0;
       } catch (error) {
         // A database error must not end following for good: try again soon.
         if (signal.aborted) return;

@@ -135,3 +135,46 @@ Deno.test("kv notification bus: a failed read does not end following", async () 
     kv.close();
   }
 });
+
+Deno.test("kv notification bus: a channel that expired and began again is followed from its start", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "anubis-bus-" });
+  const path = `${dir}/bus.kv`;
+  const kv = await Deno.openKv(path);
+  const listening = new KvNotificationBus(await Deno.openKv(path), {
+    closeKv: true,
+    pollIntervalMs: 300,
+  });
+  const raising = new KvNotificationBus(kv, { pollIntervalMs: 20 });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await listening.start();
+    await raising.start();
+    const before = received(listening, 2);
+    raising.publish({ event: { type: "tools_list_changed" }, delivered: [] });
+    raising.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
+    assert.equal((await before).length, 2);
+    // What KV does once an idle channel's counter and messages expired: every key goes.
+    const keys = await Array.fromAsync(kv.list({ prefix: ["anubis", "bus"] }), (e) => e.key);
+    const op = kv.atomic();
+    for (const key of keys) op.delete(key);
+    await op.commit();
+    // The next message is id 1 again, published before the listener's next poll.
+    const after = received(listening, 1);
+    raising.publish({ event: { type: "resources_list_changed" }, delivered: [] });
+    const missed = new Promise<never>((_, reject) =>
+      timer = setTimeout(
+        () => reject(new Error("the first message of the new channel was missed")),
+        3_000,
+      )
+    );
+    assert.deepEqual((await Promise.race([after, missed]))[0].event, {
+      type: "resources_list_changed",
+    });
+  } finally {
+    clearTimeout(timer);
+    await listening.close();
+    await raising.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

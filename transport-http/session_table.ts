@@ -134,8 +134,8 @@ export class SessionTable {
    * @returns The entry.
    */
   create(): SessionEntry | undefined {
-    // A full sweep walks every session: only when the table is full, else at
-    // most once a second (sweeping on every initialize made n sessions O(n²)).
+    // A sweep walks every session: forced only when the table is full, else
+    // on its own schedule (sweeping on every initialize made n sessions O(n²)).
     this.sweep(this.#entries.size >= this.#options.maxSessions);
     if (this.#entries.size >= this.#options.maxSessions) return undefined;
     const session: Session = this.#engine.createSession({
@@ -275,19 +275,26 @@ export class SessionTable {
 
   /**
    * Expires sessions idle for longer than `idleMs` (a session with an
-   * attached stream is never idle). Cheap to call on every request.
+   * attached stream is never idle). Cheap to call on every request: it walks
+   * the table at most once a second, and only once a session can have expired.
    *
-   * @param force Sweep now rather than at most once per second.
+   * @param force Sweep now rather than when the next session can expire.
    */
   sweep(force: boolean): void {
     const now = Date.now();
     if (!force && now < this.#nextSweep) return;
-    this.#nextSweep = now + 1000;
-    const cutoff = now - this.#options.idleMs;
+    const idleMs = this.#options.idleMs;
+    const cutoff = now - idleMs;
     const store = this.#options.stream.eventStore;
+    // No session expires before the stalest survivor's idle time runs out:
+    // activity only moves that later, and sessions made later start fresh.
+    let nextExpiry = now + idleMs;
     for (const entry of this.#entries.values()) {
       const { session, stream } = entry;
-      if (session.lastActivity >= cutoff || stream?.attached || session.inflightCount > 0) continue;
+      if (session.lastActivity >= cutoff || stream?.attached || session.inflightCount > 0) {
+        nextExpiry = Math.min(nextExpiry, session.lastActivity + idleMs);
+        continue;
+      }
       this.discard(entry);
       // The session is over for this instance; a shared session store keeps
       // its own TTL, so only the recorded events are dropped here (unless
@@ -297,6 +304,7 @@ export class SessionTable {
         console.error(`anubis: event store delete failed for session ${session.id}:`, error)
       );
     }
+    this.#nextSweep = Math.max(now + 1000, nextExpiry);
   }
 
   /** Closes every session and stream. */

@@ -34,3 +34,25 @@ Deno.test("session table: random ids, a bound, and idle expiry that spares open 
     engine.close();
   }
 });
+
+Deno.test("session table: the sweep waits until a session can have expired, then expires it", async () => {
+  const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+    registry: createDefaultRegistry(),
+  });
+  const table = new SessionTable(engine, {
+    maxSessions: 10,
+    idleMs: 1_100,
+    stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
+  });
+  try {
+    const entry = table.create()!;
+    table.sweep(false);
+    assert.equal(table.size, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    assert.equal(await table.find(entry.session.id!, { transport: "http" }), undefined);
+    assert.equal(table.size, 0);
+  } finally {
+    table.close();
+    engine.close();
+  }
+});
