@@ -51,6 +51,14 @@ function frozenCopy<T>(value: T): T {
   return Object.freeze(copy) as T;
 }
 
+function randomHex(bytes: number): string {
+  let hex = "";
+  for (const byte of crypto.getRandomValues(new Uint8Array(bytes))) {
+    hex += byte.toString(16).padStart(2, "0");
+  }
+  return hex;
+}
+
 interface PendingRequest {
   method: string;
   resolve(result: unknown): void;
@@ -136,6 +144,7 @@ export class Session {
   #inflight: Map<RequestId, Cancellation> | undefined;
   #pending: Map<RequestId, PendingRequest> | undefined;
   #nextId = 0;
+  #idPrefix: string | undefined;
 
   /**
    * Creates the instance.
@@ -186,7 +195,9 @@ export class Session {
   }
 
   /**
-   * Sends a server-to-client request and waits for the client's answer.
+   * Sends a server-to-client request and waits for the client's answer. Its
+   * id is `anubis-<random prefix>-<n>`, the prefix drawn once per session
+   * object, so ids are unique across the instances serving one session.
    *
    * @param method The method.
    * @param params The params.
@@ -205,7 +216,10 @@ export class Session {
     if (this.closed) {
       return Promise.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
     }
-    const id = `anubis-${++this.#nextId}`;
+    // A random prefix per session object: two instances serving one session
+    // (each counting from 1) never issue the same id.
+    this.#idPrefix ??= `anubis-${randomHex(8)}-`;
+    const id = `${this.#idPrefix}${++this.#nextId}`;
     return new Promise((resolve, reject) => {
       const finish = () => {
         clearTimeout(timer);

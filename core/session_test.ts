@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Cancellation } from "./cancellation.ts";
+import type { JsonRpcMessage } from "./json_rpc.ts";
 import { Session } from "./session.ts";
 
 Deno.test("Session: the subscription set is made only when a URI is added", () => {
@@ -23,4 +24,27 @@ Deno.test("Session: cancel and close reach tracked requests, with their reasons"
   assert.equal(stateless.signal.reason instanceof DOMException, true);
   session.untrack(1, legacy);
   assert.equal(session.inflightCount, 0);
+});
+
+Deno.test("Session: server-to-client request ids differ between two instances of one session", async () => {
+  const ids = async (session: Session, count: number) => {
+    const sent: unknown[] = [];
+    const emit = (message: JsonRpcMessage) => {
+      if ("id" in message) sent.push(message.id);
+      return Promise.resolve();
+    };
+    const controller = new AbortController();
+    for (let i = 0; i < count; i++) {
+      session.request("roots/list", {}, emit, controller.signal, 60_000).catch(() => {});
+    }
+    controller.abort();
+    await Promise.resolve();
+    return sent;
+  };
+  // Two processes (or engines) serving one HTTP session each start counting afresh.
+  const a = await ids(new Session({ id: "s-1", transport: "http" }), 3);
+  const b = await ids(new Session({ id: "s-1", transport: "http" }), 3);
+  assert.equal(new Set([...a, ...b]).size, 6);
+  for (const id of [...a, ...b]) assert.match(String(id), /^anubis-[0-9a-f]{16}-[1-3]$/);
+  assert.equal(String(a[0]).slice(0, -1), String(a[2]).slice(0, -1), "one prefix per session");
 });
