@@ -5,11 +5,11 @@
  * @module
  */
 
-import type { EventStore, McpServer, SessionStore } from "@anubis/core";
+import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
 import { DEFAULT_KV_PATH } from "@anubis/core/kv";
 import { openKvEventStore, openKvNotificationBus } from "@anubis/event-store-kv";
 import { openKvSessionStore } from "@anubis/session-kv";
-import { serve } from "@anubis/transport-http";
+import { serve, type SessionSignal } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
 
 /**
@@ -77,40 +77,70 @@ export async function openStores(
 }
 
 /**
- * With `--event-store kv[:PATH]`, joins the server's notifier to the other
- * instances on the same database (a KV notification bus on the channel named
+ * The instances joined by {@link joinInstances}.
+ *
+ * @example
+ * ```ts
+ * import type { JoinedInstances } from "@anubis/cli/serve-http";
+ * const alone: JoinedInstances = { leave: () => Promise.resolve() };
+ * ```
+ */
+export interface JoinedInstances {
+  /** The bus the HTTP handlers of the instances share (with KV only). */
+  sessionBus?: NotificationBus<SessionSignal>;
+  /** Disconnects and closes the buses. */
+  leave(): Promise<void>;
+}
+
+/**
+ * With `--event-store kv[:PATH]`, joins the other instances on the same
+ * database: the server's notifier on a KV notification bus (the channel named
  * after the server), so a change raised on any instance reaches every
- * instance's sessions and listen streams.
+ * instance's sessions and listen streams, and a session bus for the HTTP
+ * handlers (the channel `<name>/sessions`): client answers reach the instance
+ * that asked.
  *
  * @param server The server.
  * @param options The command-line options.
- * @returns Disconnects and closes the bus (nothing to do without KV).
+ * @returns The session bus, and what leaves (nothing to do without KV).
  * @throws {Error} When the database cannot be opened.
  *
  * @example
  * ```ts
  * import { defineServer } from "@anubis/core";
  * import { joinInstances } from "@anubis/cli/serve-http";
- * const leave = await joinInstances(defineServer({ name: "s", version: "1" }), {
+ * const joined = await joinInstances(defineServer({ name: "s", version: "1" }), {
  *   eventStore: "kv::memory:",
  * });
- * await leave();
+ * console.log(joined.sessionBus !== undefined); // true
+ * await joined.leave();
  * ```
  */
 export async function joinInstances(
   server: McpServer,
   options: Pick<ServeOptions, "eventStore">,
-): Promise<() => Promise<void>> {
-  if (!options.eventStore?.startsWith("kv")) return () => Promise.resolve();
-  const bus = await openKvNotificationBus(kvPath(options.eventStore), {
-    channel: server.info.name,
-  }).catch((error) => {
+): Promise<JoinedInstances> {
+  if (!options.eventStore?.startsWith("kv")) return { leave: () => Promise.resolve() };
+  const path = kvPath(options.eventStore);
+  const cannotOpen = (error: unknown) => {
     throw new Error(`cannot open the KV store: ${(error as Error).message}`);
+  };
+  const changes = await openKvNotificationBus(path, { channel: server.info.name })
+    .catch(cannotOpen);
+  const sessions = await openKvNotificationBus<SessionSignal>(path, {
+    channel: `${server.info.name}/sessions`,
+  }).catch(async (error) => {
+    await changes.close();
+    return cannotOpen(error);
   });
-  const disconnect = server.notify.connect(bus);
-  return async () => {
-    disconnect();
-    await bus.close();
+  const disconnect = server.notify.connect(changes);
+  return {
+    sessionBus: sessions,
+    async leave() {
+      disconnect();
+      await changes.close();
+      await sessions.close();
+    },
   };
 }
 
@@ -135,15 +165,16 @@ export async function serveHttp(
   signal: AbortSignal,
 ): Promise<void> {
   const stores = await openStores(options);
-  let leave: () => Promise<void> = () => Promise.resolve();
+  let joined: JoinedInstances | undefined;
   try {
-    leave = await joinInstances(server, options);
+    joined = await joinInstances(server, options);
     const running = serve(server, {
       hostname: options.host,
       port: options.port,
       path: options.path,
       eventStore: stores.eventStore,
       sessionStore: stores.sessionStore,
+      sessionBus: joined.sessionBus,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
       signal,
@@ -151,7 +182,7 @@ export async function serveHttp(
     });
     await running.finished;
   } finally {
-    await leave();
+    await joined?.leave();
     stores.close();
   }
 }

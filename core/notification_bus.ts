@@ -34,7 +34,9 @@ export interface BusMessage {
  * Carries changes between instances. Implementations deliver to `subscribe`
  * listeners the messages other instances published, never the instance's own,
  * in publication order, at most once each; delivery is best effort (a change
- * raised while an instance is down is not replayed to it).
+ * raised while an instance is down is not replayed to it). The message type
+ * defaults to a {@link BusMessage}; a transport may carry its own JSON-safe
+ * messages between its instances on a bus of its own (`NotificationBus<M>`).
  *
  * @example
  * ```ts
@@ -57,18 +59,18 @@ export interface BusMessage {
  * b.toolsListChanged(); // logs "A saw tools_list_changed"
  * ```
  */
-export interface NotificationBus {
+export interface NotificationBus<M = BusMessage> {
   /**
    * Sends a change raised on this instance to the others.
    *
    * @param message The change and the sessions already served.
    */
-  publish(message: BusMessage): void;
+  publish(message: M): void;
   /**
    * Registers a listener for changes raised on other instances.
    *
    * @param listener Called once per message.
    * @returns A function that unregisters it.
    */
-  subscribe(listener: (message: BusMessage) => void): () => void;
+  subscribe(listener: (message: M) => void): () => void;
 }

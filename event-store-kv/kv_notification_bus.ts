@@ -38,9 +38,7 @@ export interface KvNotificationBusOptions {
 }
 
 /** A message as stored: who published it, and what. */
-interface Envelope extends BusMessage {
-  origin: string;
-}
+type Envelope<M> = M & { origin: string };
 
 /**
  * Changes between instances through one KV database: a message is appended
@@ -48,7 +46,8 @@ interface Envelope extends BusMessage {
  * {@link KvEventStore}) and every other instance follows the channel from the
  * id it found when it started, by polling (`watch()` does not cross processes
  * on a local file). Its own messages are recognised by a random origin id and
- * skipped.
+ * skipped. It carries {@link BusMessage}s unless told otherwise: any JSON-safe
+ * object type `M` may travel on a channel of its own (`KvNotificationBus<M>`).
  *
  * @example
  * ```ts
@@ -69,13 +68,13 @@ interface Envelope extends BusMessage {
  * kv.close();
  * ```
  */
-export class KvNotificationBus implements NotificationBus {
+export class KvNotificationBus<M extends object = BusMessage> implements NotificationBus<M> {
   readonly #kv: KvLike;
   readonly #log: KvEventStore;
   readonly #channel: string;
   readonly #closeKv: boolean;
   readonly #origin = crypto.randomUUID();
-  readonly #listeners = new Set<(message: BusMessage) => void>();
+  readonly #listeners = new Set<(message: M) => void>();
   readonly #stop = new AbortController();
   readonly #retryMs: number;
   #publishing: Promise<void> = Promise.resolve();
@@ -119,8 +118,8 @@ export class KvNotificationBus implements NotificationBus {
    *
    * @param message The change and the sessions already served.
    */
-  publish(message: BusMessage): void {
-    const envelope: Envelope = { origin: this.#origin, ...message };
+  publish(message: M): void {
+    const envelope: Envelope<M> = { origin: this.#origin, ...message };
     const data = JSON.stringify(envelope);
     this.#publishing = this.#publishing.then(() =>
       this.#log.append(this.#channel, data).then(
@@ -136,7 +135,7 @@ export class KvNotificationBus implements NotificationBus {
    * @param listener Called once per message.
    * @returns A function that unregisters it.
    */
-  subscribe(listener: (message: BusMessage) => void): () => void {
+  subscribe(listener: (message: M) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -182,17 +181,19 @@ export class KvNotificationBus implements NotificationBus {
   }
 
   #receive(data: string): void {
-    let envelope: Envelope;
+    let envelope: Envelope<M>;
     try {
       envelope = JSON.parse(data);
     } catch {
       return;
     }
-    if (envelope.origin === this.#origin) return;
-    const message: BusMessage = { event: envelope.event, delivered: envelope.delivered ?? [] };
+    if (typeof envelope !== "object" || envelope === null || envelope.origin === this.#origin) {
+      return;
+    }
+    const { origin: _origin, ...message } = envelope;
     for (const listener of [...this.#listeners]) {
       try {
-        listener(message);
+        listener(message as M);
       } catch (error) {
         console.error("anubis: notification bus listener failed:", error);
       }

@@ -6,6 +6,7 @@
  */
 
 import { dirname } from "node:path";
+import type { BusMessage } from "@anubis/core";
 import { DEFAULT_KV_PATH, isKvFilePath } from "@anubis/core/kv";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
 import { KvNotificationBus, type KvNotificationBusOptions } from "./kv_notification_bus.ts";
@@ -70,11 +71,11 @@ export async function openKvEventStore(
  * await bus.close();
  * ```
  */
-export async function openKvNotificationBus(
+export async function openKvNotificationBus<M extends object = BusMessage>(
   path: string = DEFAULT_KV_PATH,
   options: Omit<KvNotificationBusOptions, "closeKv"> = {},
-): Promise<KvNotificationBus> {
-  const bus = new KvNotificationBus(await openKvPath(path), { ...options, closeKv: true });
+): Promise<KvNotificationBus<M>> {
+  const bus = new KvNotificationBus<M>(await openKvPath(path), { ...options, closeKv: true });
   try {
     await bus.start();
   } catch (error) {

@@ -8,9 +8,9 @@
 
 import assert from "node:assert/strict";
 import { defineServer, type McpServer } from "@anubis/core";
-import { KvEventStore } from "@anubis/event-store-kv";
+import { KvEventStore, KvNotificationBus } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
-import type { HttpHandlerOptions } from "@anubis/transport-http";
+import type { HttpHandlerOptions, SessionSignal } from "@anubis/transport-http";
 import { initialize, post, SseReader, start, type TestServer, testServer } from "./http_helpers.ts";
 
 const VERSION = "2025-11-25";
@@ -20,27 +20,39 @@ interface Pair {
   b: TestServer;
 }
 
-/** Two handlers, each with its own handle on one fresh KV file and both stores on it. */
+/**
+ * Two handlers, each with its own handle on one fresh KV file, both stores
+ * and a session bus on it (as `cli serve` wires them).
+ */
 async function withTwoHandlers(
   options: { a?: HttpHandlerOptions; b?: HttpHandlerOptions; server?: () => McpServer },
   body: (pair: Pair) => Promise<void>,
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "anubis-sessions-" });
   const kvs: Deno.Kv[] = [];
+  const buses: KvNotificationBus<SessionSignal>[] = [];
   const servers: TestServer[] = [];
   try {
     for (const own of [options.a, options.b]) {
       const kv = await Deno.openKv(`${dir}/s.kv`);
       kvs.push(kv);
+      const sessionBus = new KvNotificationBus<SessionSignal>(kv, {
+        channel: "sessions",
+        pollIntervalMs: 20,
+      });
+      buses.push(sessionBus);
+      await sessionBus.start();
       servers.push(start({
         eventStore: new KvEventStore(kv, { pollIntervalMs: 20 }),
         sessionStore: new KvSessionStore(kv),
+        sessionBus,
         ...own,
       }, (options.server ?? testServer)()));
     }
     await body({ a: servers[0], b: servers[1] });
   } finally {
     for (const server of servers) await server.close();
+    for (const bus of buses) await bus.close();
     for (const kv of kvs) kv.close();
     await Deno.remove(dir, { recursive: true });
   }
@@ -127,6 +139,41 @@ Deno.test("instances: a session held only by its GET stream outlives sessionIdle
     const there = await call(b.url, sessionId, 2, "ping");
     assert.equal(there.status, 200);
     await there.body?.cancel();
+    await stream.cancel();
+  });
+});
+
+/** Resolves with `promise`, or rejects after `ms` (what would otherwise hang). */
+function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+Deno.test("instances: an elicitation answer posted to the other instance reaches the one that asked", async () => {
+  await withTwoHandlers({}, async ({ a, b }) => {
+    const sessionId = await initialize(a.url, VERSION, { elicitation: {} });
+    const asking = await call(a.url, sessionId, 1, "tools/call", { name: "ask", arguments: {} });
+    assert.equal(asking.headers.get("content-type"), "text/event-stream");
+    const stream = new SseReader(asking);
+    let request = await stream.message();
+    while (request.method !== "elicitation/create") request = await stream.message();
+    // The load balancer sends the client's answer to B, which did not ask.
+    const answer = await post(b.url, {
+      jsonrpc: "2.0",
+      id: request.id,
+      result: { action: "accept", content: { name: "Alice" } },
+    }, { "mcp-session-id": sessionId, "mcp-protocol-version": VERSION });
+    assert.equal(answer.status, 202);
+    await answer.body?.cancel();
+    const result = await within(3_000, stream.message(), "the tool's result at A");
+    assert.deepEqual(result, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "Hello, Alice!" }] },
+    });
     await stream.cancel();
   });
 });

@@ -9,10 +9,11 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
+  ElicitRequestSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { until } from "./everything_answers.ts";
+import { answerElicitation, ELICITATION_MESSAGE, until } from "./everything_answers.ts";
 import { headers2026, initialize, post, request2026, SseReader } from "./http_helpers.ts";
 import { type Instance, Router, startInstance } from "./instances_process.ts";
 
@@ -299,6 +300,39 @@ Deno.test("instances: the official v1 client resumes by itself after a SIGKILL, 
     } finally {
       await client.close();
       await restarted?.stop();
+    }
+  });
+});
+
+Deno.test("instances: an elicitation asked through A and answered through B completes (official v1 client)", async () => {
+  await withTwoInstances(async (a, b) => {
+    const router = new Router(a.url);
+    const client = new Client(
+      { name: "balanced", version: "1.0.0" },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, (request: { params: { message: string } }) => {
+      // The load balancer sends the client's next POST, its answer, to B.
+      router.target.post = b.url;
+      return answerElicitation(request.params.message);
+    });
+    const transport = new StreamableHTTPClientTransport(new URL(a.url), { fetch: router.fetch });
+    try {
+      await client.connect(transport);
+      const result = await client.callTool(
+        { name: "test_elicitation", arguments: { message: ELICITATION_MESSAGE } },
+        undefined,
+        { timeout: 10_000 },
+      ) as { content: { text: string }[] };
+      assert.equal(
+        result.content[0].text,
+        'User response: action=accept, content={"response":"yes"}',
+      );
+      const answer = router.log.findLast((r) => r.method === "POST")!;
+      assert.equal(answer.url, b.url);
+      assert.ok(router.answered.some((r) => r.url === b.url && r.status === 202));
+    } finally {
+      await client.close();
     }
   });
 });

@@ -19,6 +19,7 @@ import {
   ErrorCode,
   type EventStore,
   type McpServer,
+  type NotificationBus,
   type Registry,
   type SessionStore,
 } from "@anubis/core";
@@ -31,6 +32,7 @@ import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
 import type { RequestContext, ServeInfoLike } from "./request_context.ts";
 import { PostStreams } from "./post_stream.ts";
+import type { SessionSignal } from "./session_signal.ts";
 import { SessionTable } from "./session_table.ts";
 import { StatelessEndpoint } from "./stateless.ts";
 
@@ -61,6 +63,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
   eventStore?: EventStore | true;
   /** Persists legacy sessions so they survive restarts and move between instances. */
   sessionStore?: SessionStore;
+  /**
+   * Joins the handlers of other instances that share the stores (a
+   * `KvNotificationBus<SessionSignal>` on a channel of its own): a client's
+   * answer to a server-to-client request reaches whichever instance asked.
+   */
+  sessionBus?: NotificationBus<SessionSignal>;
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
   /** The most live legacy sessions (default 10,000); `initialize` beyond it gets 503. */
@@ -160,6 +168,7 @@ export function createHttpHandler(
     maxSessions: options.maxSessions ?? 10_000,
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
     sessionStore: options.sessionStore,
+    sessionBus: options.sessionBus,
     stream: {
       eventStore,
       retryMs: options.retryMs ?? 3_000,

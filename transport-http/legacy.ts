@@ -159,7 +159,9 @@ export class LegacyEndpoint {
     if (found instanceof Response) return found;
     const exchange: Exchange = { ...exchangeOf(request, context), session: found.session };
     if (!isRequest) {
-      await this.#engine.handle(message, exchange);
+      // A response may answer a request another instance sent.
+      if ("method" in message) await this.#engine.handle(message, exchange);
+      else this.#sessions.answer(found, message);
       await this.#persist(found);
       return accepted();
     }

@@ -30,6 +30,7 @@ export * from "./sse.ts";
 export * from "./sse_stream.ts";
 export * from "./standalone_stream.ts";
 export * from "./session_table.ts";
+export * from "./session_signal.ts";
 export * from "./legacy.ts";
 export * from "./stateless.ts";
 export * from "./post_stream.ts";

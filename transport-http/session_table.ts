@@ -10,11 +10,15 @@ import type {
   Engine,
   EventStore,
   Exchange,
+  JsonRpcErrorResponse,
   JsonRpcMessage,
+  JsonRpcResultResponse,
+  NotificationBus,
   Session,
   SessionRecord,
   SessionStore,
 } from "@anubis/core";
+import type { SessionSignal } from "./session_signal.ts";
 import { StandaloneStream } from "./standalone_stream.ts";
 
 /**
@@ -37,6 +41,11 @@ export interface SessionTableOptions {
   idleMs: number;
   /** Persists sessions (saved after `initialize` and whenever their record changes). */
   sessionStore?: SessionStore;
+  /**
+   * Joins the tables of other instances sharing the stores: client answers
+   * reach the instance that asked.
+   */
+  sessionBus?: NotificationBus<SessionSignal>;
   /** The standalone stream settings, with the event store if any. */
   stream: { eventStore?: EventStore; retryMs: number; graceMs: number; keepAliveMs: number };
 }
@@ -109,6 +118,7 @@ export class SessionTable {
   readonly #options: SessionTableOptions;
   readonly #entries = new Map<string, SessionEntry>();
   readonly #restoring = new Map<string, Promise<SessionEntry | "full" | undefined>>();
+  readonly #unsubscribe?: () => void;
   #nextSweep = 0;
 
   /**
@@ -120,6 +130,7 @@ export class SessionTable {
   constructor(engine: Engine, options: SessionTableOptions) {
     this.#engine = engine;
     this.#options = options;
+    this.#unsubscribe = options.sessionBus?.subscribe((signal) => this.#signal(signal));
   }
 
   /** The number of live sessions. */
@@ -249,6 +260,24 @@ export class SessionTable {
   }
 
   /**
+   * Delivers a client's answer to the server-to-client request it answers;
+   * when this instance sent no such request, to the other instances (one of
+   * them may have: the client posts wherever its load balancer sends it).
+   *
+   * @param entry The session.
+   * @param response The client's response.
+   */
+  answer(entry: SessionEntry, response: JsonRpcResultResponse | JsonRpcErrorResponse): void {
+    const { session } = entry;
+    if (session.resolve(response)) return;
+    this.#options.sessionBus?.publish({
+      type: "response",
+      sessionId: session.id!,
+      message: response,
+    });
+  }
+
+  /**
    * Ends a session on `DELETE`: its recorded events go first, and when that
    * fails nothing else changes (fail closed, so the client can retry).
    *
@@ -307,8 +336,9 @@ export class SessionTable {
     this.#nextSweep = Math.max(now + 1000, nextExpiry);
   }
 
-  /** Closes every session and stream. */
+  /** Closes every session and stream, and leaves the session bus. */
   close(): void {
+    this.#unsubscribe?.();
     for (const entry of [...this.#entries.values()]) this.discard(entry);
   }
 
@@ -326,6 +356,15 @@ export class SessionTable {
     session.logLevel = record.logLevel;
     entry.saved = key;
     return entry;
+  }
+
+  /** What another instance said about a session this one may hold. */
+  #signal(signal: SessionSignal): void {
+    const entry = this.#entries.get(signal?.sessionId);
+    if (!entry) return;
+    if (signal.type === "response" && signal.message && typeof signal.message === "object") {
+      entry.session.resolve(signal.message);
+    }
   }
 
   #register(session: Session): SessionEntry {
