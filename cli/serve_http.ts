@@ -97,8 +97,8 @@ export interface JoinedInstances {
  * database: the server's notifier on a KV notification bus (the channel named
  * after the server), so a change raised on any instance reaches every
  * instance's sessions and listen streams, and a session bus for the HTTP
- * handlers (the channel `<name>/sessions`): client answers reach the instance
- * that asked.
+ * handlers (the channel `<name>/sessions`): one standalone stream per session
+ * across instances, and client answers reaching the instance that asked.
  *
  * @param server The server.
  * @param options The command-line options.

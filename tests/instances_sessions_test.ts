@@ -177,3 +177,25 @@ Deno.test("instances: an elicitation answer posted to the other instance reaches
     await stream.cancel();
   });
 });
+
+Deno.test("instances: a GET stream opened at B closes the session's older one at A", async () => {
+  await withTwoHandlers({}, async ({ a, b }) => {
+    const sessionId = await initialize(a.url, VERSION);
+    const first = new SseReader(await open(a.url, sessionId));
+    assert.equal((await first.next())?.data, ""); // priming
+    const second = new SseReader(await open(b.url, sessionId));
+    assert.equal((await second.next())?.data, ""); // priming
+    // A's stream ends (the client has one standalone stream, now at B)…
+    assert.deepEqual(await within(3_000, first.rest(), "A's stream closing"), []);
+    assert.equal(a.handler.openStreams, 0);
+    // …and a change goes out once, on B's.
+    const changed = await call(a.url, sessionId, 1, "tools/call", {
+      name: "change_tools",
+      arguments: {},
+    });
+    await changed.body?.cancel();
+    assert.equal((await second.message()).method, "notifications/tools/list_changed");
+    assert.equal(b.handler.openStreams, 1);
+    await second.cancel();
+  });
+});

@@ -65,7 +65,8 @@ export interface HttpHandlerOptions extends OriginPolicy {
   sessionStore?: SessionStore;
   /**
    * Joins the handlers of other instances that share the stores (a
-   * `KvNotificationBus<SessionSignal>` on a channel of its own): a client's
+   * `KvNotificationBus<SessionSignal>` on a channel of its own): a GET here
+   * closes the session's older standalone stream there, and a client's
    * answer to a server-to-client request reaches whichever instance asked.
    */
   sessionBus?: NotificationBus<SessionSignal>;

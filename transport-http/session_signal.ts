@@ -11,21 +11,22 @@ import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core";
 /**
  * A message between instances about one session:
  *
+ * - `stream_opened`: the client opened the session's standalone stream at the
+ *   sender (at `at`, ms since the epoch); an instance holding a connection
+ *   opened before that closes it, so a message never goes out on two streams.
  * - `response`: the client posted its answer to a server-to-client request at
  *   the sender, which sent no such request; the instance that did resolves it.
  *
  * @example
  * ```ts
  * import type { SessionSignal } from "@anubis/transport-http";
- * const signal: SessionSignal = {
- *   type: "response",
- *   sessionId: "3f2a…",
- *   message: { jsonrpc: "2.0", id: "anubis-1", result: { action: "decline" } },
- * };
+ * const signal: SessionSignal = { type: "stream_opened", sessionId: "3f2a…", at: Date.now() };
  * ```
  */
-export type SessionSignal = {
-  type: "response";
-  sessionId: string;
-  message: JsonRpcResultResponse | JsonRpcErrorResponse;
-};
+export type SessionSignal =
+  | { type: "stream_opened"; sessionId: string; at: number }
+  | {
+    type: "response";
+    sessionId: string;
+    message: JsonRpcResultResponse | JsonRpcErrorResponse;
+  };

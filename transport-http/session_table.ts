@@ -42,8 +42,9 @@ export interface SessionTableOptions {
   /** Persists sessions (saved after `initialize` and whenever their record changes). */
   sessionStore?: SessionStore;
   /**
-   * Joins the tables of other instances sharing the stores: client answers
-   * reach the instance that asked.
+   * Joins the tables of other instances sharing the stores: one standalone
+   * stream per session across them, and client answers reaching the
+   * instance that asked.
    */
   sessionBus?: NotificationBus<SessionSignal>;
   /** The standalone stream settings, with the event store if any. */
@@ -232,7 +233,8 @@ export class SessionTable {
    * Keeps a session alive while the client holds its standalone stream, which
    * POSTs alone would not: its store record is touched now and every quarter
    * of `idleMs` until `signal` aborts (one timer per open stream, nothing per
-   * event), and its idle time counts from when the stream ended.
+   * event), and its idle time counts from when the stream ended. With a
+   * session bus, the other instances close the session's older stream.
    *
    * @param entry The session.
    * @param signal Aborts when the stream ends.
@@ -240,6 +242,11 @@ export class SessionTable {
   hold(entry: SessionEntry, signal: AbortSignal): void {
     const { session } = entry;
     session.lastActivity = Date.now();
+    this.#options.sessionBus?.publish({
+      type: "stream_opened",
+      sessionId: session.id!,
+      at: session.lastActivity,
+    });
     const store = this.#options.sessionStore;
     let timer: ReturnType<typeof setInterval> | undefined;
     if (store) {
@@ -362,7 +369,8 @@ export class SessionTable {
   #signal(signal: SessionSignal): void {
     const entry = this.#entries.get(signal?.sessionId);
     if (!entry) return;
-    if (signal.type === "response" && signal.message && typeof signal.message === "object") {
+    if (signal.type === "stream_opened") entry.stream?.supersede(signal.at);
+    else if (signal.type === "response" && signal.message && typeof signal.message === "object") {
       entry.session.resolve(signal.message);
     }
   }

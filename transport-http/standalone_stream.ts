@@ -35,6 +35,8 @@ export interface StandaloneStreamOptions {
 
 interface Connection {
   stream: SseStream;
+  /** When it attached (ms since the epoch). */
+  openedAt: number;
   /** The last event id written (store ids, or this connection's own counter). */
   cursor: number;
   /** Live events that arrive while the replay runs. */
@@ -134,7 +136,7 @@ export class StandaloneStream {
     clearTimeout(this.#grace);
     const stream = new SseStream({ keepAliveMs: this.#options.keepAliveMs });
     const store = this.#options.eventStore;
-    const connection: Connection = { stream, cursor: 0, tailed: false };
+    const connection: Connection = { stream, openedAt: Date.now(), cursor: 0, tailed: false };
     // The new connection is current before the old one closes, so closing
     // the old one is not mistaken for an abandoned stream.
     const previous = this.#connection;
@@ -179,6 +181,18 @@ export class StandaloneStream {
    */
   async deleteEvents(): Promise<void> {
     await this.#options.eventStore?.delete(this.sessionId);
+  }
+
+  /**
+   * Closes the attached connection when it opened before `at`: the client
+   * opened the session's stream anew at another instance, and a message must
+   * not go out on two streams. The session and its recording go on.
+   *
+   * @param at When the newer stream opened (ms since the epoch).
+   */
+  supersede(at: number): void {
+    const connection = this.#connection;
+    if (connection && connection.openedAt < at) connection.stream.close();
   }
 
   /** Closes the connection and stops recording (the session ended). */
