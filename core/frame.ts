@@ -8,6 +8,8 @@
 
 import type { Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
+import { ACCEPTED, type AnswerCheck, contentCheck } from "./elicitation_check.ts";
+import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import type { Notifier } from "./notifier.ts";
 import * as s from "./schema.ts";
@@ -286,6 +288,10 @@ export class Frame {
    * Asks the user for input: a real `elicitation/create` request on a legacy
    * session, an `input_required` round in the stateless era.
    *
+   * An accepted form answer's `content` is checked against `requestedSchema`:
+   * a stateless answer that does not match is asked again, a legacy one
+   * rejects with `-32602`.
+   *
    * @param params The elicitation (form or URL mode).
    * @param options The stateless input key.
    * @returns The user's answer.
@@ -295,7 +301,7 @@ export class Frame {
     const feature = url ? "url_elicitation" : "elicitation";
     return this.#input("elicitation/create", params, options, this.#elicits(url), feature, {
       elicitation: url ? { url: {} } : {},
-    }) as Promise<ElicitResult>;
+    }, contentCheck(params)) as Promise<ElicitResult>;
   }
 
   /**
@@ -360,6 +366,7 @@ export class Frame {
     declared: boolean,
     feature: "elicitation" | "url_elicitation" | undefined,
     required: ClientCapabilities,
+    check?: AnswerCheck,
   ): Promise<unknown> {
     const { dialect } = this.#scope;
     const index = ++this.#inputCount;
@@ -392,18 +399,39 @@ export class Frame {
       );
     }
     if (!inputs) {
-      return this.#scope.request!(method, dialect.encodeServerRequest(method, params), this.signal);
+      const asked = this.#scope.request!(
+        method,
+        dialect.encodeServerRequest(method, params),
+        this.signal,
+      );
+      if (!check) return asked;
+      // Legacy: the answer cannot be asked again, so bad data is an error.
+      return asked.then(async (answer) => {
+        const checked = await check(answer);
+        if (checked.ok) return answer;
+        throw new McpError(
+          ErrorCode.INVALID_PARAMS,
+          `Invalid ${method} content from the client: ${checked.message}`,
+        );
+      });
     }
     const key = options.key ?? `${KEY_PREFIX[method]}_${index}`;
     const answer = inputs.answers[key];
     const schema = dialect.requestResultSchema(method);
-    if (answer !== undefined && (!schema || s.validate(schema, answer).ok)) {
+    const park = (): Promise<never> => {
+      inputs.need(key, method, dialect.encodeServerRequest(method, params));
+      // The handler is parked: the engine answers `input_required` and the
+      // client retries the whole request with the answers.
+      return new Promise(() => {});
+    };
+    const use = (checked: Validation): Promise<unknown> => {
+      if (!checked.ok) return park();
       inputs.used.add(key);
       return Promise.resolve(answer);
-    }
-    inputs.need(key, method, dialect.encodeServerRequest(method, params));
-    // The handler is parked: the engine answers `input_required` and the
-    // client retries the whole request with the answers.
-    return new Promise(() => {});
+    };
+    if (answer === undefined || (schema && !s.validate(schema, answer).ok)) return park();
+    // Stateless: an answer that fails the check is asked again, like an invalid one.
+    const checked = check?.(answer) ?? ACCEPTED;
+    return checked instanceof Promise ? checked.then(use) : use(checked);
   }
 }

@@ -29,7 +29,7 @@ const CONTENT_BY_MESSAGE: Record<string, Content> = {
   "Please confirm": { ok: true },
   "Continue?": { ok: true },
   "What context should the prompt use?": { context: "testing" },
-  [ELICITATION_MESSAGE]: { response: "yes" },
+  [ELICITATION_MESSAGE]: { username: "yes", email: "yes@example.com" },
   "Please review and update the form fields with defaults": {
     name: "John Doe",
     age: 30,

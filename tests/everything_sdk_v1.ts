@@ -171,6 +171,20 @@ export async function runV1Steps(
     );
   });
 
+  await t.step("test_reconnection and test_x_mcp_header", async () => {
+    // Over HTTP with an event store the client resumes the closed stream;
+    // elsewhere the tool just answers.
+    assert.deepEqual(await call(client, "test_reconnection"), {
+      content: [{ type: "text", text: "Reconnection test completed successfully" }],
+    });
+    assert.deepEqual(await call(client, "test_x_mcp_header", { region: "eu-west-1" }), {
+      content: [{ type: "text", text: "Region: eu-west-1" }],
+    });
+    // Invalid arguments are a tool error from 2025-11-25 on, -32602 before.
+    if (newest) assert.equal((await call(client, "test_x_mcp_header")).isError, true);
+    else await assert.rejects(call(client, "test_x_mcp_header"), /-32602/);
+  });
+
   await t.step("progress", async () => {
     const progress: unknown[] = [];
     const sentBefore = received.length;
@@ -248,7 +262,7 @@ export async function runV1Steps(
     }
     assert.equal(
       textOf(await call(client, "test_elicitation", { message: ELICITATION_MESSAGE })),
-      'User response: action=accept, content={"response":"yes"}',
+      'User response: action=accept, content={"username":"yes","email":"yes@example.com"}',
     );
     // 2025-06-18 has no `mode` field; 2025-11-25 keeps it.
     const mode = version === "2025-11-25" ? { mode: "form" } : {};
@@ -257,8 +271,11 @@ export async function runV1Steps(
       message: ELICITATION_MESSAGE,
       requestedSchema: {
         type: "object",
-        properties: { response: { type: "string", description: "User's response" } },
-        required: ["response"],
+        properties: {
+          username: { type: "string", description: "User's response" },
+          email: { type: "string", description: "User's email address" },
+        },
+        required: ["username", "email"],
       },
     });
     if (!newest) return;

@@ -326,7 +326,7 @@ Deno.test("instances: an elicitation asked through A and answered through B comp
       ) as { content: { text: string }[] };
       assert.equal(
         result.content[0].text,
-        'User response: action=accept, content={"response":"yes"}',
+        'User response: action=accept, content={"username":"yes","email":"yes@example.com"}',
       );
       const answer = router.log.findLast((r) => r.method === "POST")!;
       assert.equal(answer.url, b.url);

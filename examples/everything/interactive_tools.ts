@@ -61,8 +61,11 @@ export const interactiveTools: ToolDefinition<never>[] = [
         message,
         requestedSchema: {
           type: "object",
-          properties: { response: { type: "string", description: "User's response" } },
-          required: ["response"],
+          properties: {
+            username: { type: "string", description: "User's response" },
+            email: { type: "string", description: "User's email address" },
+          },
+          required: ["username", "email"],
         },
       });
       return `User response: ${describe(answer)}`;

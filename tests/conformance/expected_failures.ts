@@ -1,8 +1,17 @@
 /**
- * Conformance checks that are allowed to fail, because the check itself is
- * wrong in the pinned suite (never because our server is). Each entry says
- * why, next to it. An entry that stops failing fails the run (stale), so
- * this list only shrinks.
+ * What the conformance gate lets fail, each with its reason. Everything else
+ * fails the run: a FAILURE or a WARNING in any scenario, scored or not.
+ *
+ * - {@link EXPECTED_FAILURES}: single checks that are wrong in the pinned
+ *   suite itself (never because our server is).
+ * - {@link NOT_IMPLEMENTED}: whole scenarios, not scored by their requirement
+ *   set, of a feature we do not implement. Their FAILUREs are allowed, except
+ *   `wire-schema-valid` (every message we send must be valid); their WARNINGs
+ *   are not.
+ *
+ * An entry that no longer allows anything (the check passes, the scenario runs
+ * without a failure, or it no longer runs) fails the run as stale, so both
+ * lists only shrink.
  *
  * @module
  */
@@ -19,5 +28,34 @@ export interface ExpectedFailure {
   reason: string;
 }
 
-/** The baseline: empty until a suite bug is found and written down here. */
+/** One scenario of a feature we do not implement. */
+export interface NotImplemented {
+  /** The requirement set, e.g. `2026-07-28`. */
+  revision: string;
+  /** The scenario name. */
+  scenario: string;
+  /** What is not implemented. */
+  reason: string;
+}
+
+/** The baseline of suite bugs: empty until one is found and written down here. */
 export const EXPECTED_FAILURES: readonly ExpectedFailure[] = [];
+
+const TASKS = "the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`) is not implemented";
+
+/**
+ * The scenarios of features we do not implement. `tasks-status-notifications`
+ * is not here: it has no decisive check against a server without tasks (all
+ * SKIPPED), so it passes and needs no entry.
+ */
+export const NOT_IMPLEMENTED: readonly NotImplemented[] = [
+  "tasks-capability-negotiation",
+  "tasks-dispatch-and-envelope",
+  "tasks-lifecycle",
+  "tasks-mrtr-composition",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-request-state-removal",
+  "tasks-required-task-error",
+  "tasks-wire-fields",
+].map((scenario) => ({ revision: "2026-07-28", scenario, reason: TASKS }));

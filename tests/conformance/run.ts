@@ -23,11 +23,21 @@
  * five runs are kept): `results.json` (everything),
  * `checks.tsv` (revision, scenario, check, status, message), `summary.md` and
  * the suite's own per-scenario `checks.json` files under `raw/<revision>/`.
+ * What fails the run is decided in `verdict.ts`, from the exceptions listed
+ * with their reasons in `expected_failures.ts`.
  *
  * @module
  */
 
-import { EXPECTED_FAILURES, type ExpectedFailure } from "./expected_failures.ts";
+import type { ExpectedFailure, NotImplemented } from "./expected_failures.ts";
+import {
+  type Baselined,
+  judge,
+  type Problem,
+  type RevisionResult,
+  type ScenarioResult,
+  summarize,
+} from "./verdict.ts";
 
 /** The pinned suite. */
 export const SUITE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
@@ -37,56 +47,6 @@ export const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
 const ROOT = new URL("../../", import.meta.url);
 const LOCK = new URL("./conformance.lock", import.meta.url);
 
-/** One check as the suite reports it. */
-export interface CheckResult {
-  /** The check id, e.g. `wire-schema-valid`. */
-  id: string;
-  /** `SUCCESS`, `FAILURE`, `WARNING`, `INFO` or `SKIPPED`. */
-  status: string;
-  /** The suite's error message, for failures and warnings. */
-  message?: string;
-}
-
-/** One scenario of one requirement-set run. */
-export interface ScenarioResult {
-  /** The scenario name. */
-  scenario: string;
-  /** Whether the requirement set scores it (the rest run for visibility). */
-  scored: boolean;
-  /** Why it is not scored (`pending`, `extension`, ...). */
-  notScoredReason?: string;
-  /** True when no check failed. */
-  passed: boolean;
-  /** Every check. */
-  checks: CheckResult[];
-}
-
-/** One run of the suite with `--requirements <revision>`. */
-export interface RevisionResult {
-  /** The requirement set. */
-  revision: string;
-  /** The suite's exit code (non-zero iff a scored scenario failed). */
-  exitCode: number;
-  /** Wall time of the run. */
-  durationMs: number;
-  /** True when the run was killed for taking longer than allowed. */
-  timedOut: boolean;
-  /** Every scenario the suite ran. */
-  scenarios: ScenarioResult[];
-}
-
-/** A failure that makes the run fail, with where it came from. */
-export interface Problem {
-  /** The requirement set. */
-  revision: string;
-  /** The scenario. */
-  scenario: string;
-  /** The check id (or `-` for a problem with the run itself). */
-  check: string;
-  /** What went wrong. */
-  message: string;
-}
-
 /** The outcome of {@linkcode runConformance}. */
 export interface ConformanceReport {
   /** The label the results were written under. */
@@ -95,11 +55,15 @@ export interface ConformanceReport {
   url: string;
   /** One entry per requirement set. */
   revisions: RevisionResult[];
-  /** Scored failures and wire-schema failures not covered by the baseline. */
+  /** Every FAILURE and WARNING the baselines do not allow, and runs that ended abnormally. */
   problems: Problem[];
-  /** Baseline entries that no longer fail. */
+  /** The failures the baselines allow, with their reasons. */
+  baselined: Baselined[];
+  /** `EXPECTED_FAILURES` entries that no longer fail. */
   stale: ExpectedFailure[];
-  /** The summary table, as Markdown. */
+  /** `NOT_IMPLEMENTED` entries whose scenario no longer fails (or no longer runs). */
+  staleNotImplemented: NotImplemented[];
+  /** The verdict, the summary table and every failure and warning, as Markdown. */
   summary: string;
   /** Where the results were written. */
   outDir: string;
@@ -311,128 +275,6 @@ function parseSummary(stdout: string): Map<string, boolean> {
   return result;
 }
 
-function baselineMatches(entry: ExpectedFailure, revision: string, scenario: string, id: string) {
-  return entry.revision === revision && entry.scenario === scenario && entry.check === id;
-}
-
-/**
- * The problems of a set of runs: a FAILURE in a scored scenario, or a
- * `wire-schema-valid` FAILURE anywhere, that the baseline does not list; a
- * run that ended abnormally; and baseline entries that no longer fail.
- */
-export function judge(
-  revisions: readonly RevisionResult[],
-  baseline: readonly ExpectedFailure[] = EXPECTED_FAILURES,
-): { problems: Problem[]; stale: ExpectedFailure[] } {
-  const problems: Problem[] = [];
-  const used = new Set<ExpectedFailure>();
-  for (const run of revisions) {
-    const scoredFailure = run.scenarios.some((s) =>
-      s.scored && s.checks.some((c) => c.status === "FAILURE")
-    );
-    if (run.timedOut) {
-      problems.push({
-        revision: run.revision,
-        scenario: "-",
-        check: "-",
-        message: `the suite was killed after ${Math.round(run.durationMs / 1000)} s`,
-      });
-    } else if (run.exitCode !== 0 && !scoredFailure) {
-      problems.push({
-        revision: run.revision,
-        scenario: "-",
-        check: "-",
-        message: `the suite exited with ${run.exitCode} and reported no scored failure`,
-      });
-    }
-    if (run.scenarios.length === 0) {
-      problems.push({
-        revision: run.revision,
-        scenario: "-",
-        check: "-",
-        message: "the suite ran no scenario",
-      });
-    }
-    for (const s of run.scenarios) {
-      for (const c of s.checks) {
-        if (c.status !== "FAILURE") continue;
-        if (!s.scored && c.id !== "wire-schema-valid") continue;
-        const entry = baseline.find((e) => baselineMatches(e, run.revision, s.scenario, c.id));
-        if (entry) {
-          used.add(entry);
-          continue;
-        }
-        problems.push({
-          revision: run.revision,
-          scenario: s.scenario,
-          check: c.id,
-          message: c.message ?? "",
-        });
-      }
-    }
-  }
-  const ran = new Set(revisions.map((r) => r.revision));
-  const stale = baseline.filter((e) => ran.has(e.revision) && !used.has(e));
-  return { problems, stale };
-}
-
-function count(scenarios: readonly ScenarioResult[]) {
-  const checks = scenarios.flatMap((s) => s.checks);
-  return {
-    scenarios: `${scenarios.filter((s) => s.passed).length}/${scenarios.length}`,
-    passed: checks.filter((c) => c.status === "SUCCESS").length,
-    warnings: checks.filter((c) => c.status === "WARNING").length,
-    failures: checks.filter((c) => c.status === "FAILURE").length,
-    other: checks.filter((c) => !["SUCCESS", "WARNING", "FAILURE"].includes(c.status)).length,
-  };
-}
-
-/** The summary table and the list of everything that did not pass. */
-export function summarize(label: string, revisions: readonly RevisionResult[]): string {
-  const lines = [
-    `Conformance (${SUITE.slice(4)}) against ${label}`,
-    "",
-    "| requirement set | scenarios | scenarios passed | checks passed | warnings | failures | info/skipped | time |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
-  ];
-  for (const run of revisions) {
-    for (
-      const [kind, list] of [
-        ["scored", run.scenarios.filter((s) => s.scored)],
-        ["not scored", run.scenarios.filter((s) => !s.scored)],
-      ] as const
-    ) {
-      const c = count(list);
-      const time = kind === "scored" ? `${(run.durationMs / 1000).toFixed(1)} s` : "";
-      lines.push(
-        `| ${run.revision} | ${kind} | ${c.scenarios} | ${c.passed} | ${c.warnings} | ${c.failures} | ${c.other} | ${time} |`,
-      );
-    }
-  }
-  const notPassing = revisions.flatMap((run) =>
-    run.scenarios.flatMap((s) =>
-      s.checks
-        .filter((c) => c.status === "FAILURE" || c.status === "WARNING")
-        .map((c) =>
-          `- ${run.revision} ${s.scenario}${
-            s.scored ? "" : ` (not scored: ${s.notScoredReason})`
-          }` +
-          ` ${c.id} ${c.status}: ${(c.message ?? "").replaceAll("\n", " ").slice(0, 400)}`
-        )
-    )
-  );
-  // A scenario can pass without testing anything (every check INFO or
-  // SKIPPED, e.g. a tool it needs answered an error): say so.
-  const vacuous = revisions.flatMap((run) =>
-    run.scenarios
-      .filter((s) => s.checks.every((c) => c.status === "INFO" || c.status === "SKIPPED"))
-      .map((s) => `${run.revision} ${s.scenario}`)
-  );
-  if (vacuous.length > 0) lines.push("", `Passed without a decisive check: ${vacuous.join(", ")}`);
-  if (notPassing.length > 0) lines.push("", "Failures and warnings:", "", ...notPassing);
-  return lines.join("\n") + "\n";
-}
-
 /**
  * Runs every requirement set against one server and writes the results to
  * `conformance-results/<label>/`.
@@ -462,8 +304,8 @@ export async function runConformance(options: RunOptions = {}): Promise<Conforma
   } finally {
     await server.stop();
   }
-  const { problems, stale } = judge(revisions);
-  const summary = summarize(label, revisions);
+  const verdict = judge(revisions);
+  const summary = summarize(`Conformance (${SUITE.slice(4)}) against ${label}`, revisions, verdict);
   const tsv = revisions.flatMap((run) =>
     run.scenarios.flatMap((s) =>
       s.checks.map((c) =>
@@ -487,9 +329,9 @@ export async function runConformance(options: RunOptions = {}): Promise<Conforma
   await Deno.writeTextFile(`${outDir}summary.md`, summary);
   await Deno.writeTextFile(
     `${outDir}results.json`,
-    JSON.stringify({ label, url: server.url, suite: SUITE, revisions, problems, stale }, null, 2),
+    JSON.stringify({ label, url: server.url, suite: SUITE, revisions, ...verdict }, null, 2),
   );
-  return { label, url: server.url, revisions, problems, stale, summary, outDir };
+  return { label, url: server.url, revisions, ...verdict, summary, outDir };
 }
 
 /** Keeps the newest `keep` run folders of a label. */
@@ -518,12 +360,7 @@ if (import.meta.main) {
     verbose: args.includes("--verbose"),
   });
   console.log(report.summary);
-  for (const p of report.problems) {
-    console.log(`PROBLEM ${p.revision} ${p.scenario} ${p.check}: ${p.message}`);
-  }
-  for (const e of report.stale) {
-    console.log(`STALE baseline entry ${e.revision} ${e.scenario} ${e.check}`);
-  }
   console.log(`results: ${report.outDir}`);
-  Deno.exit(report.problems.length + report.stale.length > 0 ? 1 : 0);
+  const failing = report.problems.length + report.stale.length + report.staleNotImplemented.length;
+  Deno.exit(failing > 0 ? 1 : 0);
 }
