@@ -5,7 +5,13 @@
 import assert from "node:assert/strict";
 import type { NotImplemented } from "./expected_failures.ts";
 import { parseNotScored } from "./run.ts";
-import { judge, type RevisionResult, summarize } from "./verdict.ts";
+import {
+  type CheckResult,
+  judge,
+  type RevisionResult,
+  type ScenarioResult,
+  summarize,
+} from "./verdict.ts";
 
 const STDOUT = `
 === SUMMARY ===
@@ -85,21 +91,31 @@ const TASKS: NotImplemented = {
   reason: "no tasks",
 };
 
+/** The `tasks-lifecycle` scenario with these checks, unscored as the suite runs it. */
+function tasksLifecycle(checks: CheckResult[], scored = false): ScenarioResult {
+  return {
+    scenario: "tasks-lifecycle",
+    scored,
+    ...(scored ? {} : { notScoredReason: "extension" }),
+    passed: !checks.some((c) => c.status === "FAILURE"),
+    checks,
+  };
+}
+
+/** What a server without tasks gets in `tasks-lifecycle`. */
+const NO_TASKS: CheckResult[] = [
+  { id: "tasks-sync-tool-call", status: "FAILURE", message: "Unknown tool: greet" },
+  { id: "sep-2663-cancel-ack-empty-result", status: "FAILURE" },
+];
+
 Deno.test("judge allows the failures of a not-implemented scenario, not its wire-schema failures or warnings", () => {
   const { problems, baselined, staleNotImplemented } = judge(
     [
-      run([{
-        scenario: "tasks-lifecycle",
-        scored: false,
-        notScoredReason: "extension",
-        passed: false,
-        checks: [
-          { id: "tasks-sync-tool-call", status: "FAILURE", message: "Unknown tool: greet" },
-          { id: "sep-2663-cancel-ack-empty-result", status: "FAILURE" },
-          { id: "wire-schema-valid", status: "FAILURE", message: "bad" },
-          { id: "tasks-hint", status: "WARNING" },
-        ],
-      }], 0),
+      run([tasksLifecycle([
+        ...NO_TASKS,
+        { id: "wire-schema-valid", status: "FAILURE", message: "bad" },
+        { id: "tasks-hint", status: "WARNING" },
+      ])]),
     ],
     [],
     [TASKS],
@@ -120,13 +136,7 @@ Deno.test("judge reports a not-implemented scenario that passes, or no longer ru
   const elsewhere = { ...TASKS, revision: "2025-11-25" };
   const { problems, staleNotImplemented } = judge(
     [
-      run([{
-        scenario: "tasks-lifecycle",
-        scored: false,
-        notScoredReason: "extension",
-        passed: true,
-        checks: [{ id: "tasks-sync-tool-call", status: "SUCCESS" }],
-      }]),
+      run([tasksLifecycle([{ id: "tasks-sync-tool-call", status: "SUCCESS" }])]),
     ],
     [],
     [TASKS, other, elsewhere],
@@ -138,12 +148,7 @@ Deno.test("judge reports a not-implemented scenario that passes, or no longer ru
 Deno.test("judge never lets a scored scenario off as not implemented", () => {
   const { problems, baselined } = judge(
     [
-      run([{
-        scenario: "tasks-lifecycle",
-        scored: true,
-        passed: false,
-        checks: [{ id: "tasks-sync-tool-call", status: "FAILURE", message: "no" }],
-      }], 1),
+      run([tasksLifecycle(NO_TASKS, true)], 1),
     ],
     [],
     [TASKS],
@@ -152,6 +157,7 @@ Deno.test("judge never lets a scored scenario off as not implemented", () => {
   assert.deepEqual(problems.map((p) => `${p.check} ${p.status}`), [
     "- -",
     "tasks-sync-tool-call FAILURE",
+    "sep-2663-cancel-ack-empty-result FAILURE",
   ]);
   assert.match(problems[0].message, /NOT_IMPLEMENTED, but the requirement set scores it/);
 });
@@ -192,16 +198,7 @@ Deno.test("judge fails a run that was killed or ran nothing", () => {
 Deno.test("the summary says whether the gate passed, and what is baselined and why", () => {
   const revisions = [
     run([
-      {
-        scenario: "tasks-lifecycle",
-        scored: false,
-        notScoredReason: "extension",
-        passed: false,
-        checks: [
-          { id: "tasks-sync-tool-call", status: "FAILURE", message: "Unknown tool: greet" },
-          { id: "sep-2663-cancel-ack-empty-result", status: "FAILURE" },
-        ],
-      },
+      tasksLifecycle(NO_TASKS),
       { scenario: "ping", scored: true, passed: true, checks: [{ id: "ping", status: "SUCCESS" }] },
     ]),
   ];
