@@ -1,7 +1,7 @@
 /**
  * Dispatch of one request to its handler: the server's `handleRequest`
- * wrapper when defined, then the default routing (method and capability
- * checks, params validation, the built-in methods and the component routes).
+ * wrapper when defined, then the default routing (the admission checks of
+ * {@link admit}, the built-in methods and the component routes).
  *
  * @module
  */
@@ -54,30 +54,34 @@ export function dispatch(
   const handleRequest = target.server.definition.handleRequest;
   if (!known && !handleRequest) throw notFound(method);
   if (!handleRequest || UNWRAPPED.has(method)) {
-    return route(target, request, dialect, frame, session, known, checkedMeta);
+    return route(target, request, dialect, frame, session, checkedMeta);
   }
-  const next = () => route(target, request, dialect, frame, session, known, checkedMeta);
+  const next = () => route(target, request, dialect, frame, session, checkedMeta);
   return Promise.resolve(handleRequest(request, frame, next)).then((result) => {
     if (result === NO_REPLY) throw new NoReply();
     return result;
   });
 }
 
-async function route(
+/**
+ * The checks every request after `initialize` passes before it is served,
+ * whatever serves it (the default routing, or the engine itself for
+ * `subscriptions/listen`): the dialect has the method (else `-32601`), the
+ * server declared the capability it needs (else `-32601`), and the params fit
+ * the dialect's schema (else `-32602`). `checkedMeta` as for {@link dispatch}.
+ *
+ * @returns The params, as validated.
+ */
+export function admit(
   target: DispatchTarget,
   request: JsonRpcRequest,
   dialect: Dialect,
-  frame: Frame,
-  session: Session | undefined,
-  known: boolean,
-  checkedMeta: s.Schema | null | undefined,
-): Promise<Record<string, unknown>> {
+  checkedMeta?: s.Schema | null,
+): Record<string, unknown> {
   const { method } = request;
-  if (!known) throw notFound(method);
+  if (!methodSet(dialect).has(method)) throw notFound(method);
   const capability = REQUIRED_CAPABILITY[method];
-  const server = target.server;
-  const caps = server.capabilities;
-  if (capability && !caps[capability]) throw notFound(method);
+  if (capability && !target.server.capabilities[capability]) throw notFound(method);
   const params = request.params ?? {};
   const schema = paramsSchema(dialect, method, checkedMeta);
   if (schema) {
@@ -89,6 +93,21 @@ async function route(
       );
     }
   }
+  return params;
+}
+
+async function route(
+  target: DispatchTarget,
+  request: JsonRpcRequest,
+  dialect: Dialect,
+  frame: Frame,
+  session: Session | undefined,
+  checkedMeta: s.Schema | null | undefined,
+): Promise<Record<string, unknown>> {
+  const { method } = request;
+  const params = admit(target, request, dialect, checkedMeta);
+  const server = target.server;
+  const caps = server.capabilities;
   switch (method) {
     case "ping":
       return {};

@@ -8,7 +8,7 @@
  */
 
 import type { Dialect } from "./dialect.ts";
-import { dispatch, NoReply } from "./dispatch.ts";
+import { admit, dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
@@ -371,9 +371,11 @@ export class Engine {
         result = await withInputs(this.server, request, run, inputs, cancellation);
       } else if (request.method === "subscriptions/listen") {
         await this.server.definition.init?.(clientInfo, frame);
+        // Served here, not by the routing, but admitted the same way.
+        const { notifications } = admit(this, request, dialect, this.#metaSchema);
         const graceful = await this.#hub.listen(
           request.id,
-          (params.notifications ?? {}) as SubscriptionFilter,
+          notifications as SubscriptionFilter,
           emit,
           cancellation.signal,
           this.#closing.signal,

@@ -329,6 +329,31 @@ Deno.test("http 2026: subscriptions/listen streams only what was asked, tagged, 
   }, { keepAliveMs: 5 });
 });
 
+Deno.test("http 2026: subscriptions/listen with invalid params is a JSON -32602 with the id, no stream", async () => {
+  await withServer(async ({ url, handler }) => {
+    const probes: [string, Record<string, unknown>][] = [
+      ["none", {}],
+      ["number", { notifications: 5 }],
+      ["string", { notifications: { resourceSubscriptions: "test://static-text" } }],
+    ];
+    for (const [id, params] of probes) {
+      const response = await post(
+        url,
+        request2026(id, "subscriptions/listen", params),
+        headers2026("subscriptions/listen"),
+      );
+      const type = response.headers.get("content-type");
+      if (type !== "application/json") {
+        await response.body?.cancel();
+        assert.fail(`${id}: answered ${response.status} ${type} instead of a JSON error`);
+      }
+      // In-band (200), as params errors of every method but the `_meta` envelope's are.
+      await expectError(response, 200, id, -32602);
+    }
+    assert.equal(handler.engine.listenerCount, 0);
+  });
+});
+
 Deno.test("http 2026: the stream limit refuses a listen beyond it with 503", async () => {
   await withServer(async ({ url }) => {
     const listen = (id: string) =>
