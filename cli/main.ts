@@ -14,6 +14,7 @@
 
 import { parseServeArgs, type ServeOptions, USAGE } from "./args.ts";
 import { loadServer } from "./load_server.ts";
+import type { McpServer } from "@anubis/core";
 
 /**
  * Runs the command line and returns the exit code.
@@ -47,7 +48,18 @@ export async function main(args: readonly string[]): Promise<number> {
 }
 
 async function serve(options: ServeOptions): Promise<void> {
-  const server = await loadServer(options.module);
+  if (options.http) return await serveWith(options, await loadServer(options.module));
+  // Before the module loads, so that its prints at top level miss stdout too.
+  const { redirectConsole } = await import("@anubis/transport-stdio");
+  const restoreConsole = redirectConsole();
+  try {
+    await serveWith(options, await loadServer(options.module));
+  } finally {
+    restoreConsole();
+  }
+}
+
+async function serveWith(options: ServeOptions, server: McpServer): Promise<void> {
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
   Deno.addSignalListener("SIGINT", stop);
@@ -58,7 +70,7 @@ async function serve(options: ServeOptions): Promise<void> {
       await serveHttp(server, options, shutdown.signal);
     } else {
       const { serveStdio } = await import("@anubis/transport-stdio");
-      await serveStdio(server, { signal: shutdown.signal });
+      await serveStdio(server, { signal: shutdown.signal, redirectConsole: false });
     }
   } finally {
     Deno.removeSignalListener("SIGINT", stop);

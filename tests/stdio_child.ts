@@ -16,6 +16,10 @@ export interface StdioChild {
     match: (m: Record<string, unknown>) => boolean,
     timeoutMs?: number,
   ): Promise<Record<string, unknown>>;
+  /** Every stdout line so far, in order, as written (JSON or not). */
+  readonly lines: readonly string[];
+  /** Sends a signal to the process. */
+  kill(signal: Deno.Signal): void;
   /** Ends stdin and waits for the process to exit. */
   close(): Promise<{ code: number; stderr: string }>;
 }
@@ -31,6 +35,7 @@ export function start(module = "examples/hello.ts"): StdioChild {
   }).spawn();
   const writer = child.stdin.getWriter();
   const messages: Record<string, unknown>[] = [];
+  const lines: string[] = [];
   const waiters: (() => void)[] = [];
   const reading = (async () => {
     let buffer = "";
@@ -38,14 +43,22 @@ export function start(module = "examples/hello.ts"): StdioChild {
       buffer += chunk;
       let nl;
       while ((nl = buffer.indexOf("\n")) !== -1) {
-        messages.push(JSON.parse(buffer.slice(0, nl)));
+        const line = buffer.slice(0, nl);
+        lines.push(line);
         buffer = buffer.slice(nl + 1);
+        try {
+          messages.push(JSON.parse(line));
+        } catch {
+          // Not JSON: kept in `lines` for the test to see.
+        }
         waiters.splice(0).forEach((w) => w());
       }
     }
   })();
   const stderr = new Response(child.stderr).text();
   return {
+    lines,
+    kill: (signal: Deno.Signal) => child.kill(signal),
     send: (text: string | Uint8Array) =>
       writer.write(typeof text === "string" ? new TextEncoder().encode(text) : text),
     /** Waits for a message matching `match`. */
@@ -64,10 +77,27 @@ export function start(module = "examples/hello.ts"): StdioChild {
       }
     },
     async close() {
-      await writer.close();
+      await writer.close().catch(() => {});
       const status = await child.status;
       await reading;
       return { code: status.code, stderr: await stderr };
     },
   };
+}
+
+/** Opens a legacy session: `initialize` at `version`, then `notifications/initialized`. */
+export async function handshake(
+  server: StdioChild,
+  version: string,
+  capabilities: Record<string, unknown> = {},
+): Promise<void> {
+  await server.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: version, capabilities, clientInfo: { name: "raw", version: "0" } },
+    }) + '\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+  );
+  await server.next((m) => m.id === 0);
 }

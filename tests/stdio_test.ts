@@ -154,16 +154,22 @@ Deno.test("stdio: stateless requests with discover, cache fields and multi round
 
 Deno.test("stdio: bad input is answered and the server keeps serving", async () => {
   const server = start();
-  await server.send("{not json\n\n   \n");
-  assert.deepEqual(await server.next((m) => m.id === null), {
-    jsonrpc: "2.0",
-    id: null,
-    error: { code: -32700, message: "Parse error" },
-  });
-  await server.send(new Uint8Array([0xff, 0xfe, 0x0a]));
-  assert.equal(((await server.next((m) => m.id === null)).error as { code: number }).code, -32700);
-  await server.send('{"jsonrpc":"2.0","id":9,"method":7}\n');
-  assert.equal(((await server.next(byId(9))).error as { code: number }).code, -32600);
+  // Blank lines (empty, spaces, a lone CR) are skipped without an answer; a
+  // line that is not UTF-8 or not JSON is a parse error; JSON that is not
+  // JSON-RPC is an invalid request. Exactly one answer per bad line, in order.
+  await server.send("{not json\n\n   \n\r\n");
+  await server.send(new Uint8Array([0xff, 0xfe, 0x0a, 0x0a]));
+  await server.send(
+    '\t\n{"jsonrpc":"2.0","id":9,"method":7}\n\n{"jsonrpc":"2.0","id":"s","method":"ping"}\n',
+  );
+  await server.next(byId("s"));
+  const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
+  assert.deepEqual(server.lines, [
+    parseError,
+    parseError,
+    '{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"Invalid Request: method must be a string"}}',
+    '{"jsonrpc":"2.0","id":"s","result":{}}',
+  ]);
   // Partial lines across writes, and two messages in one chunk.
   await server.send('{"jsonrpc":"2.0","id":10,');
   await server.send('"method":"ping"}\n{"jsonrpc":"2.0","id":11,"method":"ping"}\n');

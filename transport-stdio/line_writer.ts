@@ -5,15 +5,43 @@
  * @module
  */
 
+import { encodeOutbound, type JsonRpcMessage, type UnencodableMessage } from "@anubis/core";
+
 const encoder = new TextEncoder();
+const DONE: Promise<void> = Promise.resolve();
+
+/**
+ * Options of {@link LineWriter}.
+ *
+ * @example
+ * ```ts
+ * import type { LineWriterOptions } from "@anubis/transport-stdio";
+ * const options: LineWriterOptions = { highWaterMark: 1024 * 1024 };
+ * ```
+ */
+export interface LineWriterOptions {
+  /**
+   * How much unwritten output (in UTF-16 code units, about bytes for JSON)
+   * makes the writer {@link LineWriter.full} (default 4 MiB).
+   */
+  highWaterMark?: number;
+  /**
+   * Told about each message JSON could not encode: a response went out as a
+   * `-32603` error for its id, anything else was dropped.
+   */
+  onUnencodable?: (problem: UnencodableMessage) => void;
+}
 
 /**
  * Writes each message as one JSON line. Messages written in the same turn of
  * the event loop leave together in one write, and messages written while a
  * write is in flight wait in one string and leave together, as whole lines,
- * in the next write once the stream accepted the previous one (so
- * backpressure still holds). After a failed write the stream counts as
- * broken and later messages are dropped.
+ * in the next write once the stream accepted the previous one. The writer
+ * counts what it holds: past the high-water mark it is `full`, and `ready`
+ * resolves once the stream took enough of it, so a reader can stop taking
+ * work while nobody drains the output. A message JSON cannot encode never
+ * throws (see `encodeOutbound` in `@anubis/core`). After a failed write the
+ * stream counts as broken and later messages are dropped.
  *
  * @example
  * ```ts
@@ -23,25 +51,34 @@ const encoder = new TextEncoder();
  *   write: (chunk) => void chunks.push(new TextDecoder().decode(chunk)),
  * });
  * const writer = new LineWriter(stream.getWriter());
- * writer.write({ id: 1 });
- * await writer.write({ id: 2 });
- * await writer.write({ id: 3 });
- * console.log(chunks); // [ '{"id":1}\n{"id":2}\n', '{"id":3}\n' ]
+ * writer.write({ jsonrpc: "2.0", id: 1, result: {} });
+ * await writer.write({ jsonrpc: "2.0", id: 2, result: {} });
+ * await writer.write({ jsonrpc: "2.0", id: 3, result: { n: 1n } });
+ * console.log(chunks.length); // 2
+ * console.log(chunks[1]); // {"jsonrpc":"2.0","id":3,"error":{"code":-32603,…}}
  * ```
  */
 export class LineWriter {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #pending = "";
+  /** Code units queued or in flight. */
+  #buffered = 0;
+  #highWaterMark: number;
+  #onUnencodable: ((problem: UnencodableMessage) => void) | undefined;
   #flushing: Promise<void> | undefined;
+  #ready: { promise: Promise<void>; resolve: () => void } | undefined;
   #broken = false;
 
   /**
    * Creates the instance.
    *
    * @param writer The stream's writer; the caller closes or releases it.
+   * @param options The high-water mark and the report of unencodable messages.
    */
-  constructor(writer: WritableStreamDefaultWriter<Uint8Array>) {
+  constructor(writer: WritableStreamDefaultWriter<Uint8Array>, options: LineWriterOptions = {}) {
     this.#writer = writer;
+    this.#highWaterMark = options.highWaterMark ?? 4 * 1024 * 1024;
+    this.#onUnencodable = options.onUnencodable;
   }
 
   /** Whether a write failed, so messages are being dropped. */
@@ -49,15 +86,48 @@ export class LineWriter {
     return this.#broken;
   }
 
+  /** The output queued or in flight, in UTF-16 code units. */
+  get buffered(): number {
+    return this.#buffered;
+  }
+
+  /** Whether more than the high-water mark waits to be written. */
+  get full(): boolean {
+    return this.#buffered > this.#highWaterMark;
+  }
+
+  /** Resolves once the writer is not {@link LineWriter.full} (at once when it is not). */
+  get ready(): Promise<void> {
+    if (!this.full) return DONE;
+    if (!this.#ready) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#ready = { promise, resolve };
+    }
+    return this.#ready.promise;
+  }
+
   /**
-   * Queues a message as one line.
+   * Queues a message (or a batch) as one line.
    *
-   * @param message Any JSON value.
-   * @returns Resolves once the write that carries the message is done (or failed).
+   * @param message The message or batch.
+   * @returns Resolves once the write that carries the message is done (or
+   * failed); rejects only for a request JSON could not encode, which was not sent.
    */
-  write(message: unknown): Promise<void> {
-    if (this.#broken) return Promise.resolve();
-    this.#pending += JSON.stringify(message) + "\n";
+  write(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
+    if (this.#broken) return DONE;
+    const text = encodeOutbound(message, this.#onUnencodable);
+    if (text === undefined) {
+      // A dropped request would leave its sender waiting for an answer: tell it now.
+      if (!Array.isArray(message) && "method" in message && "id" in message) {
+        return Promise.reject(
+          new TypeError(`${message.method} could not be encoded as JSON, so it was not sent`),
+        );
+      }
+      return this.#flushing ?? DONE;
+    }
+    this.#pending += text + "\n";
+    this.#buffered += text.length + 1;
     return this.#flushing ??= this.#flush();
   }
 
@@ -67,7 +137,7 @@ export class LineWriter {
    * @returns Resolves when nothing is queued or in flight.
    */
   drained(): Promise<void> {
-    return this.#flushing ?? Promise.resolve();
+    return this.#flushing ?? DONE;
   }
 
   async #flush(): Promise<void> {
@@ -79,12 +149,21 @@ export class LineWriter {
         const text = this.#pending;
         this.#pending = "";
         await this.#writer.write(encoder.encode(text));
+        this.#buffered -= text.length;
+        if (this.#ready && !this.full) this.#wake();
       }
     } catch {
       this.#broken = true;
       this.#pending = "";
+      this.#buffered = 0;
+      this.#wake();
     } finally {
       this.#flushing = undefined;
     }
+  }
+
+  #wake(): void {
+    this.#ready?.resolve();
+    this.#ready = undefined;
   }
 }

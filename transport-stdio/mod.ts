@@ -16,3 +16,4 @@
 export * from "./stdio_transport.ts";
 export * from "./line_splitter.ts";
 export * from "./line_writer.ts";
+export * from "./console_redirect.ts";

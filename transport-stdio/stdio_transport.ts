@@ -6,17 +6,21 @@
  */
 
 import {
+  classifyEra,
   type Decoded,
   decodeMessage,
   Engine,
   ErrorCode,
   errorResponse,
+  type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type McpServer,
   type Registry,
   type Session,
+  type UnencodableMessage,
 } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
+import { redirectConsole } from "./console_redirect.ts";
 import { type Line, LineSplitter } from "./line_splitter.ts";
 import { LineWriter } from "./line_writer.ts";
 
@@ -38,14 +42,21 @@ export interface StdioOptions {
   registry?: Registry;
   /** The longest accepted line in bytes (default 64 MiB). */
   maxLineBytes?: number;
+  /**
+   * How much unwritten output (in UTF-16 code units, about bytes) stops the
+   * reading of input until the reader of the output catches up (default 4 MiB).
+   */
+  highWaterMark?: number;
   /** How long in-flight requests may run after input ends (default 10 s). */
   gracePeriodMs?: number;
   /** Stops reading, then shuts down as at end of input. */
   signal?: AbortSignal;
   /**
-   * Sends `console.log`, `console.info` and `console.debug` to stderr while
-   * serving the process's stdout, so stray prints cannot corrupt the protocol
-   * stream (default `true` when writing to stdout).
+   * Sends every console method that prints to stdout to stderr while serving
+   * the process's stdout (see {@link redirectConsole}), so stray prints cannot
+   * corrupt the protocol stream (default `true` when writing to stdout). A
+   * program that imports its server module after calling `serveStdio` should
+   * call `redirectConsole` itself before the import, as `cli serve` does.
    */
   redirectConsole?: boolean;
 }
@@ -75,8 +86,11 @@ async function processStreams(): Promise<[ReadableStream<Uint8Array>, WritableSt
  * `signal` aborts): requests run concurrently, responses are written whole in
  * arrival order of completion, writes respect backpressure. Both eras share
  * the connection: legacy after `initialize`, stateless for any request whose
- * `_meta` claims it. At the end, in-flight work gets the grace period, then
- * is cancelled, and the output is flushed.
+ * `_meta` claims it. While more output than `highWaterMark` waits for its
+ * reader, no more input is read. A message JSON cannot encode is reported on
+ * stderr (a response goes out as a `-32603` error for its id). At the end,
+ * in-flight work gets the grace period, then is cancelled, and the output is
+ * flushed.
  *
  * @param server The defined server.
  * @param options Streams, limits and shutdown.
@@ -102,8 +116,11 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     : undefined;
   const engine = new Engine(server, { registry: options.registry ?? createDefaultRegistry() });
   const writer = writable!.getWriter();
-  const lines = new LineWriter(writer);
-  const write = (message: unknown): Promise<void> => lines.write(message);
+  const lines = new LineWriter(writer, {
+    highWaterMark: options.highWaterMark,
+    onUnencodable: reportUnencodable,
+  });
+  const write = (message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> => lines.write(message);
   const session = engine.createSession({ transport: "stdio", onMessage: write });
   const exchange = { session, transport: "stdio", emit: write };
   // Requests being served; `idle` wakes the shutdown once none is left.
@@ -137,6 +154,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   };
   try {
     while (true) {
+      // Backpressure: nobody reads the output, so take no more work.
+      if (lines.full) await lines.ready;
       const { value, done } = await reader.read();
       if (done) break;
       for (const line of splitter.pushText(value)) dispatch(line);
@@ -178,31 +197,31 @@ async function serveDecoded(
   engine: Engine,
   decoded: Decoded,
   session: Session,
-  exchange: { session: Session; transport: string; emit: (m: unknown) => Promise<void> },
-  write: (message: unknown) => Promise<void>,
+  exchange: { session: Session; transport: string; emit: (m: JsonRpcMessage) => Promise<void> },
+  write: (message: JsonRpcMessage | JsonRpcMessage[]) => Promise<void>,
   finished: () => void,
 ): Promise<void> {
   try {
     if (decoded.kind === "invalid") {
       await write(decoded.error);
     } else if (decoded.kind === "batch") {
-      if (!session.dialect?.transportRules.batching) {
-        await write(
-          errorResponse(
-            null,
-            ErrorCode.INVALID_REQUEST,
-            "JSON-RPC batches are not supported by this protocol version",
-          ),
-        );
+      const refusal = batchRefusal(session, decoded.entries);
+      if (refusal) {
+        await write(errorResponse(null, ErrorCode.INVALID_REQUEST, refusal));
         return;
       }
+      // As JSON-RPC 2.0 §6 and the HTTP transport: one array holds the
+      // errors of the invalid entries and the responses of the rest.
+      const errors: JsonRpcErrorResponse[] = [];
       const messages: JsonRpcMessage[] = [];
       for (const entry of decoded.entries) {
-        if (entry.kind === "invalid") await write(entry.error);
-        else if (entry.kind !== "batch") messages.push(entry.message);
+        if (entry.kind === "invalid") errors.push(entry.error);
+        else if (entry.kind === "batch") errors.push(NESTED_BATCH);
+        else messages.push(entry.message);
       }
       const responses = await engine.handleBatch(messages, exchange);
-      if (responses.length > 0) await write(responses);
+      const all = [...errors, ...responses];
+      if (all.length > 0) await write(all);
     } else {
       const reply = await engine.handle(decoded.message, exchange);
       // Queued in order; the shutdown waits for the writer to drain.
@@ -213,8 +232,36 @@ async function serveDecoded(
   }
 }
 
-function redirectConsole(): () => void {
-  const saved = { log: console.log, info: console.info, debug: console.debug };
-  console.log = console.info = console.debug = console.error;
-  return () => Object.assign(console, saved);
+const NESTED_BATCH = errorResponse(
+  null,
+  ErrorCode.INVALID_REQUEST,
+  "Invalid Request: nested batch",
+);
+
+/** Why a batch is refused as a whole (as the HTTP transport refuses it), if it is. */
+function batchRefusal(session: Session, entries: readonly Decoded[]): string | undefined {
+  for (const entry of entries) {
+    if (entry.kind !== "request" && entry.kind !== "notification") continue;
+    if (classifyEra(entry.message).era === "stateless") {
+      return "JSON-RPC batches are not supported by protocol 2026-07-28";
+    }
+    if (entry.message.method === "initialize") {
+      return "initialize must not be part of a JSON-RPC batch";
+    }
+  }
+  const dialect = session.dialect;
+  if (!dialect) return "JSON-RPC batches need an initialized 2025-03-26 session";
+  if (!dialect.transportRules.batching) {
+    return `JSON-RPC batches are not supported by protocol ${dialect.version}`;
+  }
+  return undefined;
+}
+
+function reportUnencodable({ message, reason, replaced }: UnencodableMessage): void {
+  const what = "method" in message ? message.method : `the response to ${String(message.id)}`;
+  console.error(
+    replaced
+      ? `anubis: ${what} could not be encoded as JSON (${reason}); sent -32603 instead`
+      : `anubis: dropped ${what}: it could not be encoded as JSON (${reason})`,
+  );
 }
