@@ -211,6 +211,21 @@ export async function runV2Steps(
     assert.match(textOf(invalid), /^Invalid arguments for tool json_schema_2020_12_tool: /);
   });
 
+  await t.step("test_reconnection and test_x_mcp_header", async () => {
+    assert.equal(
+      textOf(await call("test_reconnection")),
+      "Reconnection test completed successfully",
+    );
+    const region = call("test_x_mcp_header", { region: "eu-west-1" });
+    if (client.transport?.constructor.name === "StdioClientTransport") {
+      assert.equal(textOf(await region), "Region: eu-west-1");
+    } else {
+      // SEP-2243: a body value needs its Mcp-Param-Region header, which this
+      // client (2.4.0) does not send, so the server refuses the call.
+      await assert.rejects(region, /Header mismatch: missing Mcp-Param-region header/);
+    }
+  });
+
   await t.step("multi round-trip input answered by the client's handlers", async () => {
     for (const [name, text] of Object.entries(INTERACTIVE_TEXT)) {
       assert.equal(textOf(await call(name)), text, name);
