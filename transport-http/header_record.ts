@@ -22,18 +22,26 @@
  * ```
  */
 export function headerRecord(headers: Headers): Record<string, string> {
-  return new Proxy({} as Record<string, string>, {
-    get: (_target, name) => typeof name === "string" ? headers.get(name) ?? undefined : undefined,
-    has: (_target, name) => typeof name === "string" && headers.has(name),
-    ownKeys: () => [...headers.keys()],
-    getOwnPropertyDescriptor: (_target, name) => {
-      const value = typeof name === "string" ? headers.get(name) : null;
-      return value === null
-        ? undefined
-        : { value, enumerable: true, configurable: true, writable: false };
-    },
-    set: () => false,
-    defineProperty: () => false,
-    deleteProperty: () => false,
-  });
+  return new Proxy({ headers }, VIEW) as unknown as Record<string, string>;
 }
+
+/** What a view's proxy wraps: the headers, which no trap exposes as a property. */
+interface ViewTarget {
+  readonly headers: Headers;
+}
+
+// One set of traps for every view, so a view costs a target and a proxy.
+const VIEW: ProxyHandler<ViewTarget> = {
+  get: ({ headers }, name) => typeof name === "string" ? headers.get(name) ?? undefined : undefined,
+  has: ({ headers }, name) => typeof name === "string" && headers.has(name),
+  ownKeys: ({ headers }) => [...headers.keys()],
+  getOwnPropertyDescriptor: ({ headers }, name) => {
+    const value = typeof name === "string" ? headers.get(name) : null;
+    return value === null
+      ? undefined
+      : { value, enumerable: true, configurable: true, writable: false };
+  },
+  set: () => false,
+  defineProperty: () => false,
+  deleteProperty: () => false,
+};
