@@ -155,9 +155,10 @@ export class LegacyEndpoint {
     if (isRequest && "method" in message && message.method === "initialize") {
       return await this.#initialize(request, message, context);
     }
-    const found = await this.#lookup(request, id, context);
+    const requestExchange = exchangeOf(request, context);
+    const found = await this.#lookup(request, id, requestExchange);
     if (found instanceof Response) return found;
-    const exchange: Exchange = { ...exchangeOf(request, context), session: found.session };
+    const exchange: Exchange = { ...requestExchange, session: found.session };
     if (!isRequest) {
       // A response may answer a request another instance sent.
       if ("method" in message) await this.#engine.handle(message, exchange);
@@ -227,7 +228,8 @@ export class LegacyEndpoint {
     if (hasRequest && !this.#acceptsBoth(request)) {
       return notAcceptable(null, "application/json and text/event-stream");
     }
-    const found = await this.#lookup(request, null, context);
+    const requestExchange = exchangeOf(request, context);
+    const found = await this.#lookup(request, null, requestExchange);
     if (found instanceof Response) return found;
     const dialect = found.session.dialect!;
     if (!dialect.transportRules.batching) {
@@ -238,7 +240,7 @@ export class LegacyEndpoint {
         `JSON-RPC batches are not supported by protocol ${dialect.version}`,
       );
     }
-    const exchange: Exchange = { ...exchangeOf(request, context), session: found.session };
+    const exchange: Exchange = { ...requestExchange, session: found.session };
     return await respond(async ({ emit }) => {
       const responses = await this.#engine.handleBatch(messages, { ...exchange, emit });
       await this.#persist(found);
@@ -261,7 +263,7 @@ export class LegacyEndpoint {
     if (!accepts(request.headers.get("accept"), "text/event-stream")) {
       return notAcceptable(null, "text/event-stream");
     }
-    const found = await this.#lookup(request, null, context);
+    const found = await this.#lookup(request, null, exchangeOf(request, context));
     if (found instanceof Response) return found;
     const session = found.session;
     const resumed = this.#posts && postStreamCursorOf(request.headers.get("last-event-id") ?? "");
@@ -334,7 +336,7 @@ export class LegacyEndpoint {
   async delete(request: Request, context?: RequestContext): Promise<Response> {
     const unsupported = this.#statelessOnly(request);
     if (unsupported) return unsupported;
-    const found = await this.#lookup(request, null, context);
+    const found = await this.#lookup(request, null, exchangeOf(request, context));
     if (found instanceof Response) return found;
     try {
       await this.#sessions.end(found);
@@ -378,11 +380,14 @@ export class LegacyEndpoint {
     return jsonResponse(reply.message, 200, { "mcp-session-id": entry.session.id! });
   }
 
-  /** Finds the session of the request, or the error response that answers it. */
+  /**
+   * Finds the session of the request, or the error response that answers it;
+   * `exchange` is the request's (for a session restored on the way).
+   */
   async #lookup(
     request: Request,
     id: RequestId | null,
-    context?: RequestContext,
+    exchange: Exchange,
   ): Promise<SessionEntry | Response> {
     const sessionId = request.headers.get("mcp-session-id")?.trim();
     if (!sessionId) {
@@ -395,7 +400,7 @@ export class LegacyEndpoint {
     }
     let entry: SessionEntry | "full" | undefined;
     try {
-      entry = await this.#sessions.find(sessionId, exchangeOf(request, context));
+      entry = await this.#sessions.find(sessionId, exchange);
     } catch (error) {
       // The store failed, or the server refused the restore: an internal
       // error (seed 000), not the 404 of a session that does not exist.
