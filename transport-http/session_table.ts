@@ -74,11 +74,13 @@ export interface SessionEntry {
   touchedAt: number;
 }
 
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
 const ID_BYTES = 16;
 /** CSPRNG output, drawn 256 ids at a time and used once each. */
 const randomPool = new Uint8Array(ID_BYTES * 256);
 let poolOffset = randomPool.length;
+const idDigits = new Uint8Array(ID_BYTES * 2);
+const asciiDecoder = new TextDecoder();
 
 /** Makes a session id: 128 bits from the platform's CSPRNG, as hex (visible ASCII). */
 function newSessionId(): string {
@@ -86,10 +88,15 @@ function newSessionId(): string {
     crypto.getRandomValues(randomPool);
     poolOffset = 0;
   }
-  let id = "";
-  for (let i = poolOffset; i < poolOffset + ID_BYTES; i++) id += HEX[randomPool[i]];
+  for (let i = 0; i < ID_BYTES; i++) {
+    const byte = randomPool[poolOffset + i];
+    idDigits[2 * i] = HEX_DIGITS[byte >> 4];
+    idDigits[2 * i + 1] = HEX_DIGITS[byte & 15];
+  }
   poolOffset += ID_BYTES;
-  return id;
+  // Decoded as one flat string: appending 16 pieces would build a rope, which
+  // the session map would first have to flatten to hash it.
+  return asciiDecoder.decode(idDigits);
 }
 
 /**
