@@ -44,9 +44,9 @@ export interface RespondOptions {
   cancelOnDisconnect: boolean;
   /**
    * Reads the request's signal (fires on disconnect, and on Deno also after a
-   * completed response). It is handed to the work as its lazy disconnect
-   * signal: read only when a handler looks at its signal, because reading
-   * `request.signal` is costly on Deno and quick requests never need it.
+   * completed response). Read only when the work first asks for its signal,
+   * because reading `request.signal` is costly on Deno and quick requests
+   * never need it.
    */
   requestSignal?: () => AbortSignal;
   /** Holds the work's cancel function while it runs (a shutdown cancels every one). */
@@ -68,16 +68,18 @@ export interface RespondOptions {
  * @example
  * ```ts
  * import type { ResponseControls } from "@anubis/transport-http";
- * const quiet = (controls: ResponseControls) => controls.signal.aborted;
+ * const quiet = (controls: ResponseControls) => controls.lazySignal().aborted;
  * ```
  */
 export interface ResponseControls {
   /** Sends a related message (upgrades the response to SSE). */
   emit: (message: JsonRpcMessage) => Promise<void>;
-  /** Aborts on shutdown, or when the client cancels an upgraded stream (stateless). */
-  signal: AbortSignal;
-  /** The request's own signal, read only if needed (stateless: disconnect cancels). */
-  lazySignal?: () => AbortSignal;
+  /**
+   * The work's signal, made on the first call (most requests never ask):
+   * aborts on shutdown and, in the stateless era, when the client goes away
+   * (the request's signal, or an upgraded stream cancelled).
+   */
+  lazySignal: () => AbortSignal;
   /** Closes the SSE connection early for polling (recorded streams only). */
   closeStream?: () => boolean;
 }
@@ -106,13 +108,24 @@ export function respond(
 ): Promise<Response> {
   let resolve!: (response: Response) => void;
   const promise = new Promise<Response>((r) => (resolve = r));
-  const controller = new AbortController();
+  let controller: AbortController | undefined;
+  let cancelled = false;
   let stream: SseStream | undefined;
   let recorded: PostStream | undefined;
   let finished = false;
   const cancel = () => {
     // A shutdown or a cancelled stream after the work finished changes nothing.
-    if (!finished) controller.abort();
+    if (finished || cancelled) return;
+    cancelled = true;
+    controller?.abort();
+  };
+  const lazySignal = (): AbortSignal => {
+    if (controller) return controller.signal;
+    controller = new AbortController();
+    const disconnect = options.cancelOnDisconnect ? options.requestSignal?.() : undefined;
+    if (cancelled || disconnect?.aborted) controller.abort();
+    else disconnect?.addEventListener("abort", cancel, { once: true });
+    return controller.signal;
   };
   options.inflight?.add(cancel);
   const upgrade = (): SseStream => {
@@ -150,14 +163,12 @@ export function respond(
       resolve(new Response(null, { status: 202, headers: options.headers }));
     }
   };
-  run({
-    emit,
-    signal: controller.signal,
-    lazySignal: options.cancelOnDisconnect ? options.requestSignal : undefined,
-    closeStream: options.recorded ? closeStream : undefined,
-  }).then(settle, (error) => {
-    console.error("anubis: request failed:", error);
-    settle(undefined);
-  });
+  run({ emit, lazySignal, closeStream: options.recorded ? closeStream : undefined }).then(
+    settle,
+    (error) => {
+      console.error("anubis: request failed:", error);
+      settle(undefined);
+    },
+  );
   return promise;
 }
