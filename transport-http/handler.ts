@@ -135,6 +135,12 @@ function pathOf(url: string): string {
   return url.slice(start, end);
 }
 
+/** Answers a request without reading its body, which is cancelled first. */
+async function refuse(request: Request, response: Response): Promise<Response> {
+  await request.body?.cancel();
+  return response;
+}
+
 /**
  * Creates the Streamable HTTP handler of a server. One engine serves every
  * request; nothing is constructed per request beyond the request's own state.
@@ -227,32 +233,37 @@ export function createHttpHandler(
     }
   };
 
-  const handle = async (request: Request, context?: RequestContext): Promise<Response> => {
+  // Not async, so routing costs no suspended frame of its own: the handler
+  // below awaits (and catches) whatever it returns.
+  const handle = (request: Request, context?: RequestContext): Promise<Response> => {
     if (path !== false && pathOf(request.url) !== path) {
-      await request.body?.cancel();
-      return new Response("Not Found", { status: 404 });
+      return refuse(request, new Response("Not Found", { status: 404 }));
     }
     const refusal = guard.check(request);
     if (refusal) {
-      await request.body?.cancel();
-      return errorResponseOf(refusal.status, null, ErrorCode.INVALID_REQUEST, refusal.message);
+      return refuse(
+        request,
+        errorResponseOf(refusal.status, null, ErrorCode.INVALID_REQUEST, refusal.message),
+      );
     }
     switch (request.method) {
       case "POST":
-        return await post(request, context);
+        return post(request, context);
       case "GET":
-        return await legacy.get(request, context);
+        return legacy.get(request, context);
       case "DELETE":
-        return await legacy.delete(request, context);
+        return legacy.delete(request, context);
       default:
-        await request.body?.cancel();
-        return errorResponseOf(
-          405,
-          null,
-          ErrorCode.INVALID_REQUEST,
-          `Method Not Allowed: ${request.method}`,
-          undefined,
-          { allow: ALLOW },
+        return refuse(
+          request,
+          errorResponseOf(
+            405,
+            null,
+            ErrorCode.INVALID_REQUEST,
+            `Method Not Allowed: ${request.method}`,
+            undefined,
+            { allow: ALLOW },
+          ),
         );
     }
   };

@@ -117,33 +117,34 @@ export class StatelessEndpoint {
    * @param context The middleware's facts.
    * @returns The response: 400 from the ladder, 202 for a notification, else JSON or SSE.
    */
-  async post(
+  post(
     request: Request,
     message: JsonRpcRequest | JsonRpcNotification,
     version: unknown,
     context?: RequestContext,
   ): Promise<Response> {
+    // Not async: the hot path hands back respond()'s promise without a
+    // suspended frame of its own.
     const engine = this.#engine;
     const id = "id" in message ? message.id : null;
     const refused = checkStatelessHeaders(message, version, request.headers, engine);
     if (refused) {
       // The `_meta` envelope is the earlier rung of the ladder.
       const error = engine.validateEnvelope(message) ?? refused;
-      return errorResponseOf(400, id, error.code, error.message, error.data);
+      return Promise.resolve(errorResponseOf(400, id, error.code, error.message, error.data));
     }
     const exchange = exchangeOf(request, context);
-    if (!("id" in message)) {
-      await engine.handle(message, exchange);
-      return accepted();
-    }
+    if (!("id" in message)) return engine.handle(message, exchange).then(() => accepted());
     let release: (() => void) | undefined;
     if (message.method === "subscriptions/listen") {
       release = this.#streams.acquire();
       if (!release) {
-        return errorResponseOf(503, message.id, ErrorCode.INTERNAL_ERROR, "Too many open streams");
+        return Promise.resolve(
+          errorResponseOf(503, message.id, ErrorCode.INTERNAL_ERROR, "Too many open streams"),
+        );
       }
     }
-    return await respond(async (controls) => {
+    return respond(async (controls) => {
       try {
         const reply = await engine.handle(message, { ...exchange, ...controls });
         if (reply) return { body: reply.message, status: reply.status };
