@@ -30,10 +30,12 @@ export function jsonResponse(
   status: number,
   headers?: Record<string, string>,
 ): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
-  });
+  const response = new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+  // Set afterwards, not in the init: Deno turns a response with headers
+  // besides Content-Type into a native object with a finalizer as it is
+  // built, which costs more than sending its header list when it is served.
+  if (headers) { for (const name in headers) response.headers.set(name, headers[name]); }
+  return response;
 }
 
 /**
