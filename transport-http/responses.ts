@@ -34,7 +34,9 @@ export function jsonResponse(
   // Set afterwards, not in the init: Deno turns a response with headers
   // besides Content-Type into a native object with a finalizer as it is
   // built, which costs more than sending its header list when it is served.
-  if (headers) { for (const name in headers) response.headers.set(name, headers[name]); }
+  if (headers) {
+    for (const name in headers) response.headers.set(name, headers[name]);
+  }
   return response;
 }
 
