@@ -288,8 +288,10 @@ export class LegacyEndpoint {
       return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Event store unavailable");
     }
     // A superseded connection gave its slot back while attaching: take it.
+    // This one may itself have been superseded meanwhile: it holds nothing.
     const slot = release ?? this.#streams.acquire();
-    if (slot) stream.signal.addEventListener("abort", slot, { once: true });
+    if (stream.signal.aborted) slot?.();
+    else if (slot) stream.signal.addEventListener("abort", slot, { once: true });
     this.#sessions.hold(found, stream.signal);
     return stream.response({ "mcp-session-id": session.id! });
   }

@@ -239,16 +239,21 @@ export class SessionTable {
   /**
    * Keeps a session alive while the client holds its standalone stream, which
    * POSTs alone would not: its store record is touched now and every quarter
-   * of `idleMs` until `signal` aborts (one timer per open stream, nothing per
-   * event), and its idle time counts from when the stream ended. With a
-   * session bus, the other instances close the session's older stream.
+   * of `idleMs` while the connection lasts (one timer per open connection,
+   * nothing per event), and its idle time counts from when the stream ended.
+   * With a session bus, the other instances close the session's older stream.
+   * A connection that already ended (superseded while it attached) starts
+   * nothing.
    *
    * @param entry The session.
-   * @param signal Aborts when the stream ends.
+   * @param signal The connection's signal: aborts when it ends.
    */
   hold(entry: SessionEntry, signal: AbortSignal): void {
     const { session } = entry;
     session.lastActivity = Date.now();
+    // Its abort listener would never run: a timer started now would outlive
+    // the connection, and its stream_opened would close a newer stream.
+    if (signal.aborted || session.closed) return;
     this.#options.sessionBus?.publish({
       type: "stream_opened",
       sessionId: session.id!,
@@ -258,7 +263,7 @@ export class SessionTable {
     let timer: ReturnType<typeof setInterval> | undefined;
     if (store) {
       const touch = () => {
-        if (session.closed) return;
+        if (session.closed || signal.aborted) return clearInterval(timer);
         entry.touchedAt = session.lastActivity = Date.now();
         store.touch(session.id!, this.#options.idleMs).catch((error) =>
           console.error(`anubis: session store failed touching ${session.id}:`, error)
