@@ -25,6 +25,7 @@ export * from "./header_record.ts";
 export * from "./request_context.ts";
 export * from "./body.ts";
 export * from "./responses.ts";
+export * from "./outbound.ts";
 export * from "./respond.ts";
 export * from "./sse.ts";
 export * from "./sse_stream.ts";

@@ -7,8 +7,9 @@
  * @module
  */
 
-import type { JsonRpcMessage } from "@anubis/core";
-import { jsonResponse } from "./responses.ts";
+import { ErrorCode, type JsonRpcMessage } from "@anubis/core";
+import { encodeForHttp, notSent } from "./outbound.ts";
+import { errorResponseOf, jsonTextResponse } from "./responses.ts";
 import { encodeSseMessage } from "./sse.ts";
 import type { PostStream } from "./post_stream.ts";
 import { SseStream } from "./sse_stream.ts";
@@ -23,7 +24,9 @@ import { SseStream } from "./sse_stream.ts";
  * const outcome: Outcome = { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
  * ```
  */
-export type Outcome = { body: unknown; status: number } | undefined;
+export type Outcome =
+  | { body: JsonRpcMessage | readonly JsonRpcMessage[]; status: number }
+  | undefined;
 
 /**
  * Options of {@link respond}.
@@ -137,9 +140,11 @@ export function respond(
   };
   const emit = (message: JsonRpcMessage): Promise<void> => {
     if (finished) return Promise.resolve();
+    const text = encodeForHttp(message);
+    if (text === undefined) return notSent(message);
     stream ??= upgrade();
-    if (recorded) return recorded.send(JSON.stringify(message));
-    stream.write(encodeSseMessage(JSON.stringify(message)));
+    if (recorded) return recorded.send(text);
+    stream.write(encodeSseMessage(text));
     return Promise.resolve();
   };
   const closeStream = (): boolean => {
@@ -151,16 +156,28 @@ export function respond(
   const settle = (outcome: Outcome) => {
     finished = true;
     options.inflight?.delete(cancel);
-    if (recorded) {
-      if (outcome) recorded.send(JSON.stringify(outcome.body), true);
-      else recorded.end();
-    } else if (stream) {
-      if (outcome) stream.write(encodeSseMessage(JSON.stringify(outcome.body)));
-      stream.close();
-    } else if (outcome) {
-      resolve(jsonResponse(outcome.body, outcome.status, options.headers));
-    } else {
-      resolve(new Response(null, { status: 202, headers: options.headers }));
+    try {
+      // A response JSON cannot encode goes out as -32603 for its id.
+      const text = outcome && encodeForHttp(outcome.body);
+      if (recorded) {
+        if (text !== undefined) recorded.send(text, true);
+        else recorded.end();
+      } else if (stream) {
+        if (text !== undefined) stream.write(encodeSseMessage(text));
+        stream.close();
+      } else if (text !== undefined) {
+        resolve(jsonTextResponse(text, outcome!.status, options.headers));
+      } else {
+        resolve(new Response(null, { status: 202, headers: options.headers }));
+      }
+    } catch (error) {
+      // Whatever failed, the request is answered (settle runs in a promise
+      // callback: a throw here would be an unhandled rejection).
+      console.error("anubis: answering a request failed:", error);
+      stream?.close();
+      const body = outcome?.body;
+      const id = body && !Array.isArray(body) && "id" in body ? body.id : null;
+      resolve(errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Internal error"));
     }
   };
   run({ emit, lazySignal, closeStream: options.recorded ? closeStream : undefined }).then(

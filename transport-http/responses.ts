@@ -30,7 +30,30 @@ export function jsonResponse(
   status: number,
   headers?: Record<string, string>,
 ): Response {
-  const response = new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+  return jsonTextResponse(JSON.stringify(body), status, headers);
+}
+
+/**
+ * A JSON response from text already encoded.
+ *
+ * @param text The JSON text.
+ * @param status The HTTP status.
+ * @param headers Extra headers.
+ * @returns The response.
+ *
+ * @example
+ * ```ts
+ * import { jsonTextResponse } from "@anubis/transport-http";
+ * const response = jsonTextResponse('{"jsonrpc":"2.0","id":1,"result":{}}', 200);
+ * console.log(response.headers.get("content-type"), (await response.json()).id); // application/json 1
+ * ```
+ */
+export function jsonTextResponse(
+  text: string,
+  status: number,
+  headers?: Record<string, string>,
+): Response {
+  const response = new Response(text, { status, headers: JSON_HEADERS });
   // Set afterwards, not in the init: Deno turns a response with headers
   // besides Content-Type into a native object with a finalizer as it is
   // built, which costs more than sending its header list when it is served.

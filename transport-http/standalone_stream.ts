@@ -9,6 +9,7 @@
  */
 
 import type { EventStore, JsonRpcMessage, StoredEvent } from "@anubis/core";
+import { encodeForHttp, notSent } from "./outbound.ts";
 import { isPostStreamRecord } from "./post_stream.ts";
 import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
 import { SseStream } from "./sse_stream.ts";
@@ -99,7 +100,8 @@ export class StandaloneStream {
    */
   send(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    const data = JSON.stringify(message);
+    const data = encodeForHttp(message);
+    if (data === undefined) return notSent(message);
     const store = this.#options.eventStore;
     if (!store) {
       const connection = this.#connection;

@@ -84,3 +84,25 @@ Deno.test("standalone stream: a tail() drives delivery when the store has one", 
   );
   standalone.close();
 });
+
+Deno.test("standalone stream: a message JSON cannot encode is dropped (a request rejects), later ones go out", async () => {
+  for (const eventStore of [undefined, new MemoryEventStore()]) {
+    const standalone = new StandaloneStream("s", { ...TIMINGS, eventStore });
+    const stream = await standalone.attach(undefined, false);
+    const log = console.error;
+    console.error = () => {};
+    try {
+      await standalone.send({ jsonrpc: "2.0", method: "big", params: { n: 1n } });
+      await assert.rejects(
+        standalone.send({ jsonrpc: "2.0", id: "anubis-x-1", method: "big", params: { n: 1n } }),
+        /could not be encoded/,
+      );
+    } finally {
+      console.error = log;
+    }
+    await standalone.send({ jsonrpc: "2.0", method: "fine" });
+    standalone.close();
+    const text = await read(stream.readable);
+    assert.ok(text.includes('"fine"') && !text.includes('"big"'), text);
+  }
+});
