@@ -56,6 +56,30 @@ export class Cancellation {
   }
 
   /**
+   * Makes the signal now, linking the transport's lazy one, so that
+   * {@link aborted} also sees what the transport reports only through it:
+   * an HTTP client that went away (Deno aborts a request signal made after
+   * the disconnect a moment later, not at once). For the few decisions a
+   * cancelled request must not get wrong, such as parking a handler for
+   * input; a request that never comes to one pays nothing.
+   *
+   * @example
+   * ```ts
+   * import { Cancellation } from "@anubis/core";
+   * const transport = new AbortController();
+   * const cancellation = new Cancellation({ lazy: () => transport.signal });
+   * transport.abort();
+   * console.log(cancellation.aborted); // false: the lazy signal is not read yet
+   * cancellation.watch();
+   * console.log(cancellation.aborted); // true
+   * cancellation.dispose();
+   * ```
+   */
+  watch(): void {
+    if (!this.#controller) this.#materialize();
+  }
+
+  /**
    * Aborts the request.
    *
    * @param reason The signal's reason.

@@ -68,7 +68,12 @@ export async function withInputs(
   // request, so inputs asked together are gathered) from the parking.
   const result = await new Promise<Record<string, unknown> | undefined>((resolve, reject) => {
     run().then(resolve, reject);
-    inputs.onRequested(() => setTimeout(resolve, 0, undefined));
+    inputs.onRequested(() => {
+      // Looked at from the first input request on, so a client gone by then
+      // is known when the handler is parked (the check below).
+      cancellation.watch();
+      setTimeout(resolve, 0, undefined);
+    });
   });
   if (result !== undefined) return result;
   // Cancelled before it asked: the client wants no answer, not another round.
