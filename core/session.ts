@@ -170,6 +170,15 @@ export class Session {
     this.onMessage = options.onMessage;
   }
 
+  /**
+   * The prefix of the ids of the server-to-client requests this session
+   * object sent (`anubis-<hex>-`), or `undefined` before its first one: an
+   * answer with another prefix is to a request another instance sent.
+   */
+  get requestIdPrefix(): string | undefined {
+    return this.#idPrefix;
+  }
+
   /** The number of requests being served. */
   get inflightCount(): number {
     return this.#inflight?.size ?? 0;

@@ -11,13 +11,23 @@ import { defineServer, type McpServer } from "@anubis/core";
 import { KvEventStore, KvNotificationBus } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
 import type { HttpHandlerOptions, SessionSignal } from "@anubis/transport-http";
-import { initialize, post, SseReader, start, type TestServer, testServer } from "./http_helpers.ts";
+import {
+  initialize,
+  post,
+  SseReader,
+  start,
+  type TestServer,
+  testServer,
+  until,
+} from "./http_helpers.ts";
 
 const VERSION = "2025-11-25";
 
 interface Pair {
   a: TestServer;
   b: TestServer;
+  /** Every message on the session bus, in the bus's order (seen by a third party). */
+  signals: SessionSignal[];
 }
 
 /**
@@ -32,16 +42,23 @@ async function withTwoHandlers(
   const kvs: Deno.Kv[] = [];
   const buses: KvNotificationBus<SessionSignal>[] = [];
   const servers: TestServer[] = [];
+  const signals: SessionSignal[] = [];
+  /** A handle on the KV file and a started session bus on it. */
+  const join = async () => {
+    const kv = await Deno.openKv(`${dir}/s.kv`);
+    kvs.push(kv);
+    const bus = new KvNotificationBus<SessionSignal>(kv, {
+      channel: "sessions",
+      pollIntervalMs: 20,
+    });
+    buses.push(bus);
+    await bus.start();
+    return { kv, bus };
+  };
   try {
+    (await join()).bus.subscribe((signal) => void signals.push(signal));
     for (const own of [options.a, options.b]) {
-      const kv = await Deno.openKv(`${dir}/s.kv`);
-      kvs.push(kv);
-      const sessionBus = new KvNotificationBus<SessionSignal>(kv, {
-        channel: "sessions",
-        pollIntervalMs: 20,
-      });
-      buses.push(sessionBus);
-      await sessionBus.start();
+      const { kv, bus: sessionBus } = await join();
       servers.push(start({
         eventStore: new KvEventStore(kv, { pollIntervalMs: 20 }),
         sessionStore: new KvSessionStore(kv),
@@ -49,7 +66,7 @@ async function withTwoHandlers(
         ...own,
       }, (options.server ?? testServer)()));
     }
-    await body({ a: servers[0], b: servers[1] });
+    await body({ a: servers[0], b: servers[1], signals });
   } finally {
     for (const server of servers) await server.close();
     for (const bus of buses) await bus.close();
@@ -197,5 +214,66 @@ Deno.test("instances: a GET stream opened at B closes the session's older one at
     assert.equal((await second.message()).method, "notifications/tools/list_changed");
     assert.equal(b.handler.openStreams, 1);
     await second.cancel();
+  });
+});
+
+/** The test server with a tool that asks the client for its roots. */
+function rootsServer(): McpServer {
+  const server = testServer();
+  return defineServer({
+    ...server.definition,
+    tools: [...server.definition.tools ?? [], {
+      name: "roots",
+      handler: async (_args, frame) => `${(await frame.listRoots()).roots.length} roots`,
+    }],
+  });
+}
+
+Deno.test("instances: only answers to another instance's requests travel on the bus, from a batch too", async () => {
+  await withTwoHandlers({ server: rootsServer }, async ({ a, b, signals }) => {
+    const sessionId = await initialize(a.url, "2025-03-26", { roots: {} });
+    const session = { "mcp-session-id": sessionId };
+    const asking = await post(a.url, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "roots", arguments: {} },
+    }, session);
+    const stream = new SseReader(asking);
+    const request = await stream.message();
+    assert.equal(request.method, "roots/list");
+    const answer = (id: unknown) => ({ jsonrpc: "2.0", id, result: { roots: [] } });
+    // Ids no instance of this SDK issued: answered 202 and dropped, at either instance.
+    for (const [url, id] of [[a.url, 7], [a.url, "foo"], [b.url, 8]] as const) {
+      const response = await post(url, answer(id), session);
+      assert.equal(response.status, 202);
+      await response.body?.cancel();
+    }
+    // The client answers A's request inside a batch it sends to B.
+    const batch = await post(
+      b.url,
+      [answer(request.id), { jsonrpc: "2.0", id: 2, method: "ping" }],
+      session,
+    );
+    assert.equal(batch.status, 200);
+    assert.deepEqual((await batch.json()).map((m: { id: unknown }) => m.id), [2]);
+    const result = await within(3_000, stream.message(), "the tool's result at A");
+    assert.deepEqual(result.result, { content: [{ type: "text", text: "0 roots" }] });
+    // A late second answer at A, which sent that request, stays there.
+    const late = await post(a.url, answer(request.id), session);
+    assert.equal(late.status, 202);
+    await late.body?.cancel();
+    // An answer for another session object's request travels (the marker).
+    const marker = "anubis-0123456789abcdef-1";
+    const forwarded = await post(b.url, answer(marker), session);
+    await forwarded.body?.cancel();
+    const responses = () => signals.filter((signal) => signal.type === "response");
+    await within(
+      3_000,
+      until(() => responses().some((s) => s.message.id === marker)),
+      "the marker",
+    );
+    assert.deepEqual(responses().map((signal) => signal.message.id), [request.id, marker]);
+    await stream.cancel();
   });
 });

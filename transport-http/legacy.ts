@@ -241,8 +241,14 @@ export class LegacyEndpoint {
       );
     }
     const exchange: Exchange = { ...requestExchange, session: found.session };
+    // Answers may be to requests another instance sent, as in a single POST.
+    const handled: JsonRpcMessage[] = [];
+    for (const message of messages) {
+      if ("method" in message) handled.push(message);
+      else this.#sessions.answer(found, message);
+    }
     return await respond(async ({ emit }) => {
-      const responses = await this.#engine.handleBatch(messages, { ...exchange, emit });
+      const responses = await this.#engine.handleBatch(handled, { ...exchange, emit });
       await this.#persist(found);
       const all = [...errors, ...responses];
       return all.length > 0 ? { body: all, status: 200 } : undefined;

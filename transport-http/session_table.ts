@@ -280,8 +280,11 @@ export class SessionTable {
 
   /**
    * Delivers a client's answer to the server-to-client request it answers;
-   * when this instance sent no such request, to the other instances (one of
-   * them may have: the client posts wherever its load balancer sends it).
+   * when this instance did not send it, to the other instances (one of them
+   * did: the client posts wherever its load balancer sends it). Only ids in
+   * the form the SDK issues (`anubis-<hex>-<n>`) with another session
+   * object's prefix travel: a late answer to a request sent here, or an id
+   * no server issued, goes nowhere.
    *
    * @param entry The session.
    * @param response The client's response.
@@ -289,6 +292,10 @@ export class SessionTable {
   answer(entry: SessionEntry, response: JsonRpcResultResponse | JsonRpcErrorResponse): void {
     const { session } = entry;
     if (session.resolve(response)) return;
+    const id = response.id;
+    if (typeof id !== "string" || !id.startsWith("anubis-")) return;
+    const own = session.requestIdPrefix;
+    if (own !== undefined && id.startsWith(own)) return;
     this.#options.sessionBus?.publish({
       type: "response",
       sessionId: session.id!,
