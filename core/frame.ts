@@ -8,7 +8,7 @@
 
 import type { Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import { ACCEPTED, type AnswerCheck, contentCheck } from "./elicitation_check.ts";
+import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
 import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import type { Notifier } from "./notifier.ts";
@@ -301,7 +301,7 @@ export class Frame {
     const feature = url ? "url_elicitation" : "elicitation";
     return this.#input("elicitation/create", params, options, this.#elicits(url), feature, {
       elicitation: url ? { url: {} } : {},
-    }, contentCheck(params)) as Promise<ElicitResult>;
+    }, url ? undefined : checkContent) as Promise<ElicitResult>;
   }
 
   /**
@@ -407,7 +407,7 @@ export class Frame {
       if (!check) return asked;
       // Legacy: the answer cannot be asked again, so bad data is an error.
       return asked.then(async (answer) => {
-        const checked = await check(answer);
+        const checked = await check(params, answer);
         if (checked.ok) return answer;
         throw new McpError(
           ErrorCode.INVALID_PARAMS,
@@ -431,7 +431,7 @@ export class Frame {
     };
     if (answer === undefined || (schema && !s.validate(schema, answer).ok)) return park();
     // Stateless: an answer that fails the check is asked again, like an invalid one.
-    const checked = check?.(answer) ?? ACCEPTED;
+    const checked = check?.(params, answer) ?? ACCEPTED;
     return checked instanceof Promise ? checked.then(use) : use(checked);
   }
 }

@@ -121,14 +121,32 @@ export type Validator = (value: unknown) => Validation | Promise<Validation>;
 type AjvValidate = ((value: unknown) => boolean) & {
   errors?: { instancePath: string; message?: string }[] | null;
 };
-type AjvInstance = { compile(schema: JsonSchema): AjvValidate };
+type AjvInstance = {
+  compile(schema: JsonSchema): AjvValidate;
+  validateSchema(schema: JsonSchema, throwOrLogError: boolean): boolean;
+};
+type AjvClass = new (options: object) => AjvInstance;
 
-let ajv: Promise<AjvInstance> | undefined;
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false };
 
-function loadAjv(): Promise<AjvInstance> {
+type AjvCompile = (schema: JsonSchema) => AjvValidate;
+
+let ajv: Promise<AjvCompile> | undefined;
+
+// An Ajv instance keeps every schema it compiled, and the compiled code, for
+// its own lifetime (its cache and its code scope hold them; `removeSchema`
+// clears only the cache). So one shared instance only checks schemas against
+// their meta-schema, and each schema compiles in an instance of its own,
+// freed with the validator that holds it.
+function loadAjv(): Promise<AjvCompile> {
   ajv ??= import("ajv/dist/2020.js").then((module) => {
-    const Ajv = (module.default ?? module) as unknown as new (options: object) => AjvInstance;
-    return new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    const Ajv = (module.default ?? module) as unknown as AjvClass;
+    const metaChecker = new Ajv(AJV_OPTIONS);
+    return (schema: JsonSchema) => {
+      // Throws for an invalid schema, as `compile` does when it checks it itself.
+      metaChecker.validateSchema(schema, true);
+      return new Ajv({ ...AJV_OPTIONS, validateSchema: false }).compile(schema);
+    };
   });
   return ajv;
 }
@@ -175,8 +193,8 @@ export function compileValidator(schema: JsonSchema | StandardSchemaV1): Validat
   };
   return (value) => {
     if (compiled) return run(value);
-    return loadAjv().then((instance) => {
-      compiled ??= instance.compile(schema);
+    return loadAjv().then((compile) => {
+      compiled ??= compile(schema);
       return run(value);
     });
   };

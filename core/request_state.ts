@@ -6,6 +6,7 @@
  * @module
  */
 
+import { canonicalJson } from "./canonical_json.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 
 /**
@@ -54,19 +55,6 @@ function fromBase64Url(text: string): Uint8Array {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
-}
-
-/** JSON with object keys sorted at every level, so equal values encode alike. */
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const object = value as Record<string, unknown>;
-  let out = "";
-  for (const key of Object.keys(object).sort()) {
-    if (object[key] === undefined) continue;
-    out += `${out ? "," : ""}${JSON.stringify(key)}:${canonicalJson(object[key])}`;
-  }
-  return `{${out}}`;
 }
 
 /**

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import type { JsonRpcMessage } from "@anubis/core";
+import { requestedSchemas } from "../core/elicitation_check.ts";
 import { engineHarness, META } from "./engine_harness.ts";
 
 const NAME = {
@@ -90,4 +91,41 @@ Deno.test("legacy: content that does not match requestedSchema rejects elicit() 
   assert.deepEqual(ok.reply.result.content, [{ type: "text", text: "hello Ada" }]);
   const cancelled = await legacyAsk({ action: "cancel" });
   assert.deepEqual(cancelled.reply.result.content, [{ type: "text", text: "cancel" }]);
+});
+
+Deno.test("stateless: an inline requestedSchema compiles once, and not for round 1", async () => {
+  const t = engineHarness({
+    tools: [{
+      name: "pick",
+      description: "asks for a titled choice, with its schema written inline",
+      handler: async (_args, frame) => {
+        const answer = await frame.elicit({
+          message: "Pick one",
+          requestedSchema: {
+            type: "object",
+            properties: {
+              choice: { type: "string", oneOf: [{ const: "a", title: "A" }, { const: "b" }] },
+            },
+          },
+        });
+        return String(answer.content?.choice);
+      },
+    }],
+  });
+  const before = requestedSchemas.compiles;
+  const round1 = (await t.request("tools/call", { name: "pick", _meta: CAPS })).result;
+  assert.equal(round1.resultType, "input_required");
+  assert.equal(requestedSchemas.compiles, before);
+  for (let i = 0; i < 50; i++) {
+    const choice = i % 2 ? "a" : "c";
+    const reply = (await t.request("tools/call", {
+      name: "pick",
+      _meta: CAPS,
+      requestState: round1.requestState,
+      inputResponses: { elicitation_1: { action: "accept", content: { choice } } },
+    })).result;
+    if (choice === "a") assert.deepEqual(reply.content, [{ type: "text", text: "a" }]);
+    else assert.equal(reply.resultType, "input_required");
+  }
+  assert.equal(requestedSchemas.compiles - before, 1);
 });
