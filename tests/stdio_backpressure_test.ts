@@ -6,25 +6,12 @@
  */
 
 import assert from "node:assert/strict";
+import { statelessToolsList as request } from "./stdio_child.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const REQUESTS = 12_000;
 const PER_WRITE = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function request(id: number): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/list",
-    params: {
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
-  }) + "\n";
-}
 
 /** Resident memory of a process in MiB, where /proc tells it. */
 function rssMiB(pid: number): number | undefined {

@@ -101,3 +101,18 @@ export async function handshake(
   );
   await server.next((m) => m.id === 0);
 }
+
+/** A stateless (2026-07-28) `tools/list` request as one line; `examples/everything.ts` answers it with about 6 KB. */
+export function statelessToolsList(id: number): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/list",
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  }) + "\n";
+}

@@ -47,7 +47,11 @@ export interface StdioOptions {
    * reading of input until the reader of the output catches up (default 4 MiB).
    */
   highWaterMark?: number;
-  /** How long in-flight requests may run after input ends (default 10 s). */
+  /**
+   * How long shutdown may take once input ends or `signal` aborts (default
+   * 10 s): in-flight requests run, then the output is flushed, within it; work
+   * still running then is cancelled, output nobody read then is dropped.
+   */
   gracePeriodMs?: number;
   /** Stops reading, then shuts down as at end of input. */
   signal?: AbortSignal;
@@ -88,9 +92,10 @@ async function processStreams(): Promise<[ReadableStream<Uint8Array>, WritableSt
  * the connection: legacy after `initialize`, stateless for any request whose
  * `_meta` claims it. While more output than `highWaterMark` waits for its
  * reader, no more input is read. A message JSON cannot encode is reported on
- * stderr (a response goes out as a `-32603` error for its id). At the end,
- * in-flight work gets the grace period, then is cancelled, and the output is
- * flushed.
+ * stderr (a response goes out as a `-32603` error for its id). At the end
+ * (end of input, or `signal`, which also ends a wait for a stalled reader),
+ * in-flight work and then the flush of the output share the grace period:
+ * work still running after it is cancelled, output still unread is dropped.
  *
  * @param server The defined server.
  * @param options Streams, limits and shutdown.
@@ -131,7 +136,12 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   };
 
   const reader = readable!.getReader();
-  const onAbort = () => reader.cancel().catch(() => {});
+  let abort!: () => void;
+  const aborted = new Promise<void>((resolve) => abort = resolve);
+  const onAbort = () => {
+    abort();
+    reader.cancel().catch(() => {});
+  };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
   const splitter = new LineSplitter(options.maxLineBytes ?? 64 * 1024 * 1024);
@@ -153,10 +163,20 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     serveDecoded(engine, decoded, session, exchange, write, finished);
   };
   try {
+    let ahead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
     while (true) {
-      // Backpressure: nobody reads the output, so take no more work.
-      if (lines.full) await lines.ready;
-      const { value, done } = await reader.read();
+      if (lines.full) {
+        // Backpressure: nobody reads the output, so take no more work. One
+        // read ahead still sees the input end (an abort cancels it too).
+        ahead ??= reader.read();
+        const ended = await Promise.race([lines.ready.then(() => false), ahead.then(isDone)]);
+        if (ended) break;
+        // A chunk came first: it waits for the output to drain, or for an abort.
+        if (lines.full) await Promise.race([lines.ready, aborted]);
+        if (options.signal?.aborted) break;
+      }
+      const { value, done } = await (ahead ?? reader.read());
+      ahead = undefined;
       if (done) break;
       for (const line of splitter.pushText(value)) dispatch(line);
     }
@@ -167,21 +187,26 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   if (last) dispatch(last);
   options.signal?.removeEventListener("abort", onAbort);
 
-  // End of input: listen streams end gracefully, work gets the grace period.
+  // End of input: listen streams end gracefully; work, then the output, get
+  // the grace period, after which serving ends even if nobody reads the output.
   engine.close();
-  if (running > 0) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await new Promise<void>((resolve) => {
-      idle = resolve;
-      timer = setTimeout(resolve, options.gracePeriodMs ?? 10_000);
-    });
-    clearTimeout(timer);
-  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const graceOver = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, options.gracePeriodMs ?? 10_000, false);
+  });
+  if (running > 0) await Promise.race([new Promise<void>((resolve) => idle = resolve), graceOver]);
   engine.dropSession(session);
-  await lines.drained();
-  if (!usesProcess || options.writable) await writer.close().catch(() => {});
-  else writer.releaseLock();
+  const drained = await Promise.race([lines.drained().then(() => true), graceOver]);
+  clearTimeout(timer);
+  if (usesProcess && !options.writable) writer.releaseLock();
+  else if (drained) await writer.close().catch(() => {});
+  // Output nobody read is dropped; waiting for the stream would wait for that reader.
+  else writer.abort(new Error("the grace period ended before the output was read")).catch(() => {});
   restoreConsole?.();
+}
+
+function isDone(result: ReadableStreamReadResult<Uint8Array>): boolean {
+  return result.done;
 }
 
 function isBlank(payload: string | Uint8Array): boolean {

@@ -1,0 +1,74 @@
+/**
+ * Shutting down while nobody reads stdout: SIGTERM, or the end of stdin, still
+ * ends serving within the grace period, with exit code 0, though the output
+ * never drains.
+ */
+
+import assert from "node:assert/strict";
+import { statelessToolsList as request } from "./stdio_child.ts";
+
+const ROOT = new URL("..", import.meta.url);
+const GRACE_MS = 500;
+
+/** Starts the server, and sends it work whose answers (about 1.2 MB) fill stdout. */
+async function stalledServer() {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "tests/stdio_stalled_server.ts"],
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  const stderrLines = child.stderr.pipeThrough(new TextDecoderStream()).values();
+  let stderr = "";
+  const until = async (text: string) => {
+    while (!stderr.includes(text)) {
+      const { value, done } = await stderrLines.next();
+      if (done) throw new Error(`stderr ended without "${text}":\n${stderr}`);
+      stderr += value;
+    }
+  };
+  let requests = "";
+  for (let id = 1; id <= 200; id++) requests += request(id);
+  await stdin.write(new TextEncoder().encode(requests));
+  await until("stdout is full");
+  return { child, stdin, until, stderr: () => stderr };
+}
+
+async function exitsWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => timer = setTimeout(resolve, ms, undefined));
+  const status = await Promise.race([child.status, late]);
+  clearTimeout(timer);
+  if (!status) {
+    child.kill("SIGKILL");
+    await child.status;
+    await child.stdout.cancel();
+  }
+  assert.ok(status, `still running ${ms} ms later`);
+  return status;
+}
+
+Deno.test("stdio: SIGTERM while nobody reads stdout exits 0 within the grace period", async () => {
+  const { child, stdin, until, stderr } = await stalledServer();
+  const sent = Date.now();
+  child.kill("SIGTERM");
+  const status = await exitsWithin(child, GRACE_MS + 4_000);
+  await until("served");
+  assert.equal(status.code, 0, stderr());
+  console.log(`exited ${Date.now() - sent} ms after SIGTERM`);
+  await stdin.close().catch(() => {});
+  await child.stdout.cancel();
+});
+
+Deno.test("stdio: the end of stdin while nobody reads stdout exits 0 within the grace period", async () => {
+  const { child, stdin, until, stderr } = await stalledServer();
+  const sent = Date.now();
+  await stdin.close();
+  const status = await exitsWithin(child, GRACE_MS + 4_000);
+  await until("served");
+  assert.equal(status.code, 0, stderr());
+  console.log(`exited ${Date.now() - sent} ms after the end of stdin`);
+  await child.stdout.cancel();
+});
