@@ -9,7 +9,6 @@ import { handshake, start, type StdioChild } from "./stdio_child.ts";
 
 const PING = '{"jsonrpc":"2.0","id":"p","method":"ping"}';
 const NOTE = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function session(version: string): Promise<StdioChild> {
   const server = start();
@@ -17,14 +16,21 @@ async function session(version: string): Promise<StdioChild> {
   return server;
 }
 
-/** Sends each batch, then a ping, and returns the lines answered before the ping's answer. */
-async function answers(server: StdioChild, batches: string[]): Promise<unknown[]> {
+/**
+ * Sends each batch, then a ping, and returns the `expected` lines answered
+ * besides the ping's answer (a batch may answer after the ping).
+ */
+async function answers(
+  server: StdioChild,
+  batches: string[],
+  expected: number,
+): Promise<unknown[]> {
   const before = server.lines.length;
   await server.send(
     batches.map((b) => `${b}\n`).join("") + '{"jsonrpc":"2.0","id":"end","method":"ping"}\n',
   );
+  await server.lineCount(before + expected + 1);
   await server.next((m) => m.id === "end");
-  await sleep(50);
   return server.lines.slice(before).map((l) => JSON.parse(l)).filter((m) => m.id !== "end");
 }
 
@@ -39,13 +45,13 @@ Deno.test("stdio batch at 2025-03-26: every response in one array, none for noti
   // Each batch on its own, so that the answers' order is known.
   const replies = [];
   for (
-    const batch of [
-      `[${PING},1,${NOTE},{"jsonrpc":"2.0","id":"m","method":"nope/nope"}]`,
-      "[1,2]",
-      `[${NOTE},${NOTE}]`,
-      "[]",
-    ]
-  ) replies.push(...await answers(server, [batch]));
+    const [batch, expected] of [
+      [`[${PING},1,${NOTE},{"jsonrpc":"2.0","id":"m","method":"nope/nope"}]`, 1],
+      ["[1,2]", 1],
+      [`[${NOTE},${NOTE}]`, 0],
+      ["[]", 1],
+    ] as const
+  ) replies.push(...await answers(server, [batch], expected));
   assert.equal(replies.length, 3, JSON.stringify(replies));
   const [mixed, invalid, empty] = replies as Record<string, unknown>[][];
   assert.ok(Array.isArray(mixed));
@@ -66,7 +72,7 @@ Deno.test("stdio batch at 2025-03-26: every response in one array, none for noti
 
 Deno.test("stdio batch: refused as a whole after 2025-03-26, with initialize, or with a stateless request", async () => {
   const modern = await session("2025-06-18");
-  assert.deepEqual(await answers(modern, [`[${PING},1]`]), [
+  assert.deepEqual(await answers(modern, [`[${PING},1]`], 1), [
     invalidRequest("JSON-RPC batches are not supported by protocol 2025-06-18"),
   ]);
   assert.equal((await modern.close()).code, 0);
@@ -93,7 +99,7 @@ Deno.test("stdio batch: refused as a whole after 2025-03-26, with initialize, or
       clientInfo: { name: "r", version: "0" },
     },
   });
-  assert.deepEqual(await answers(old, [`[${PING},${stateless}]`, `[${initialize},${PING}]`]), [
+  assert.deepEqual(await answers(old, [`[${PING},${stateless}]`, `[${initialize},${PING}]`], 2), [
     invalidRequest("JSON-RPC batches are not supported by protocol 2026-07-28"),
     invalidRequest("initialize must not be part of a JSON-RPC batch"),
   ]);
@@ -101,7 +107,7 @@ Deno.test("stdio batch: refused as a whole after 2025-03-26, with initialize, or
 
   // Before initialize there is no session to batch on.
   const fresh = start();
-  assert.deepEqual(await answers(fresh, [`[${PING}]`]), [
+  assert.deepEqual(await answers(fresh, [`[${PING}]`], 1), [
     invalidRequest("JSON-RPC batches need an initialized 2025-03-26 session"),
   ]);
   assert.equal((await fresh.close()).code, 0);

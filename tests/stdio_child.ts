@@ -16,6 +16,8 @@ export interface StdioChild {
     match: (m: Record<string, unknown>) => boolean,
     timeoutMs?: number,
   ): Promise<Record<string, unknown>>;
+  /** Waits until stdout has written `count` lines in all. */
+  lineCount(count: number, timeoutMs?: number): Promise<void>;
   /** Every stdout line so far, in order, as written (JSON or not). */
   readonly lines: readonly string[];
   /** Sends a signal to the process. */
@@ -56,6 +58,17 @@ export function start(module = "examples/hello.ts"): StdioChild {
     }
   })();
   const stderr = new Response(child.stderr).text();
+  /** Waits (waking on each line) until `done`, or throws `failure()` after `timeoutMs`. */
+  async function until(done: () => boolean, timeoutMs: number, failure: () => string) {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(failure());
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 100);
+      });
+    }
+  }
   return {
     lines,
     kill: (signal: Deno.Signal) => child.kill(signal),
@@ -63,18 +76,20 @@ export function start(module = "examples/hello.ts"): StdioChild {
       writer.write(typeof text === "string" ? new TextEncoder().encode(text) : text),
     /** Waits for a message matching `match`. */
     async next(match: (m: Record<string, unknown>) => boolean, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (true) {
-        const found = messages.findIndex(match);
-        if (found !== -1) return messages.splice(found, 1)[0];
-        if (Date.now() > deadline) {
-          throw new Error(`no matching message in ${JSON.stringify(messages)}`);
-        }
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 100);
-        });
-      }
+      let found = -1;
+      await until(
+        () => (found = messages.findIndex(match)) !== -1,
+        timeoutMs,
+        () => `no matching message in ${JSON.stringify(messages)}`,
+      );
+      return messages.splice(found, 1)[0];
+    },
+    lineCount(count: number, timeoutMs = 10_000) {
+      return until(
+        () => lines.length >= count,
+        timeoutMs,
+        () => `${lines.length} of ${count} lines:\n${lines.join("\n")}`,
+      );
     },
     async close() {
       await writer.close().catch(() => {});

@@ -98,8 +98,9 @@ export default defineServer({
     },
     {
       name: "slow",
-      description: "Answers after 500 ms, whatever happens meanwhile",
-      handler: async () => {
+      description: "Reports progress 0 (a sign it runs), then answers after 500 ms",
+      handler: async (_args, frame) => {
+        await frame.progress(0);
         await sleep(500);
         return "slow done";
       },

@@ -11,7 +11,6 @@ import { handshake, start, type StdioChild } from "./stdio_child.ts";
 const EDGES = "tests/stdio_edge_server.ts";
 const byId = (id: unknown) => (m: Record<string, unknown>) => m.id === id;
 const byMethod = (method: string) => (m: Record<string, unknown>) => m.method === method;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function line(message: Record<string, unknown>): string {
   return JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n";
@@ -86,22 +85,28 @@ Deno.test("stdio: console output of the served module, at top level and in handl
   ) assert.ok(stderr.includes(printed), `${printed} missing from stderr:\n${stderr}`);
 });
 
+/** Calls `slow` and waits for its progress notification: the work is in flight. */
+async function startSlow(server: StdioChild): Promise<void> {
+  await server.send(
+    line({ id: 1, method: "tools/call", params: { name: "slow", _meta: { progressToken: "p" } } }),
+  );
+  await server.next(byMethod("notifications/progress"));
+}
+
 Deno.test("stdio: at end of input, work in flight still answers before exit 0", async () => {
   const server = start(EDGES);
   await open(server);
-  await server.send(call(1, "slow"));
-  await sleep(100);
+  await startSlow(server);
   const { code, stderr } = await server.close();
   assert.equal(code, 0, stderr);
-  assert.equal(server.lines.length, 2, server.lines.join("\n"));
-  assert.equal(textOf(JSON.parse(server.lines[1])), "slow done");
+  assert.equal(server.lines.length, 3, server.lines.join("\n"));
+  assert.equal(textOf(JSON.parse(server.lines[2])), "slow done");
 });
 
 Deno.test("stdio: on SIGTERM, work in flight still answers before exit 0", async () => {
   const server = start(EDGES);
   await open(server);
-  await server.send(call(1, "slow"));
-  await sleep(100);
+  await startSlow(server);
   server.kill("SIGTERM");
   assert.equal(textOf(await server.next(byId(1), 5_000)), "slow done");
   const { code, stderr } = await server.close();
