@@ -54,9 +54,9 @@ export function dispatch(
   const handleRequest = target.server.definition.handleRequest;
   if (!known && !handleRequest) throw notFound(method);
   if (!handleRequest || UNWRAPPED.has(method)) {
-    return route(target, request, dialect, frame, session, checkedMeta);
+    return route(target, request, dialect, frame, session, checkedMeta, known);
   }
-  const next = () => route(target, request, dialect, frame, session, checkedMeta);
+  const next = () => route(target, request, dialect, frame, session, checkedMeta, known);
   return Promise.resolve(handleRequest(request, frame, next)).then((result) => {
     if (result === NO_REPLY) throw new NoReply();
     return result;
@@ -68,7 +68,8 @@ export function dispatch(
  * whatever serves it (the default routing, or the engine itself for
  * `subscriptions/listen`): the dialect has the method (else `-32601`), the
  * server declared the capability it needs (else `-32601`), and the params fit
- * the dialect's schema (else `-32602`). `checkedMeta` as for {@link dispatch}.
+ * the dialect's schema (else `-32602`). `checkedMeta` as for {@link dispatch};
+ * `known` is whether the dialect has the method, when the caller looked it up.
  *
  * @returns The params, as validated.
  */
@@ -77,9 +78,10 @@ export function admit(
   request: JsonRpcRequest,
   dialect: Dialect,
   checkedMeta?: s.Schema | null,
+  known: boolean = methodSet(dialect).has(request.method),
 ): Record<string, unknown> {
   const { method } = request;
-  if (!methodSet(dialect).has(method)) throw notFound(method);
+  if (!known) throw notFound(method);
   const capability = REQUIRED_CAPABILITY[method];
   if (capability && !target.server.capabilities[capability]) throw notFound(method);
   const params = request.params ?? {};
@@ -103,9 +105,10 @@ async function route(
   frame: Frame,
   session: Session | undefined,
   checkedMeta: s.Schema | null | undefined,
+  known: boolean,
 ): Promise<Record<string, unknown>> {
   const { method } = request;
-  const params = admit(target, request, dialect, checkedMeta);
+  const params = admit(target, request, dialect, checkedMeta, known);
   const server = target.server;
   const caps = server.capabilities;
   switch (method) {

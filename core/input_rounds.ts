@@ -21,6 +21,13 @@ export const MRTR_METHODS: ReadonlySet<string> = new Set([
   "resources/read",
 ]);
 
+/** The digest of a request's arguments (`resources/read` has none but its URI). */
+function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {
+  return request.method === "resources/read"
+    ? ""
+    : RequestStateCodec.argumentsDigest(request.params!.arguments);
+}
+
 /** A request cancelled by its client before it asked for input: it gets no response. */
 class CancelledBeforeInput extends Error {}
 
@@ -43,13 +50,9 @@ export async function withInputs(
 ): Promise<Record<string, unknown>> {
   const params = request.params!;
   const target = String(request.method === "resources/read" ? params.uri : params.name);
-  // The state is bound to the arguments too (`resources/read` has none but
-  // its URI); the digest is made only when a state is opened or sealed.
-  let digest: Promise<string> | undefined;
-  const argumentsDigest = () =>
-    request.method === "resources/read"
-      ? Promise.resolve("")
-      : (digest ??= RequestStateCodec.argumentsDigest(params.arguments));
+  // The state is bound to the arguments too; the digest is made only when a
+  // state is opened or sealed, at most once.
+  let digest: string | undefined;
   let round = 0;
   let carried: Record<string, unknown> = {};
   if (typeof params.requestState === "string") {
@@ -57,7 +60,7 @@ export async function withInputs(
       params.requestState,
       request.method,
       target,
-      await argumentsDigest(),
+      digest = await argumentsDigestOf(request),
     );
     carried = state.answers;
     Object.assign(inputs.answers, carried);
@@ -90,7 +93,7 @@ export async function withInputs(
     requestState: await server.requestState.seal({
       method: request.method,
       target,
-      argumentsDigest: await argumentsDigest(),
+      argumentsDigest: digest ?? await argumentsDigestOf(request),
       answers,
       round: round + 1,
     }),
