@@ -6,17 +6,18 @@
  */
 
 import {
-  classifyEra,
+  batchContentRefusal,
+  batchSessionRefusal,
   type Decoded,
   decodeMessage,
   Engine,
   ErrorCode,
   errorResponse,
-  type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type McpServer,
   type Registry,
   type Session,
+  splitBatch,
   type UnencodableMessage,
 } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
@@ -230,20 +231,14 @@ async function serveDecoded(
     if (decoded.kind === "invalid") {
       await write(decoded.error);
     } else if (decoded.kind === "batch") {
-      const refusal = batchRefusal(session, decoded.entries);
+      const { messages, errors } = splitBatch(decoded.entries);
+      const refusal = batchContentRefusal(messages) ?? batchSessionRefusal(session.dialect);
       if (refusal) {
         await write(errorResponse(null, ErrorCode.INVALID_REQUEST, refusal));
         return;
       }
       // As JSON-RPC 2.0 §6 and the HTTP transport: one array holds the
       // errors of the invalid entries and the responses of the rest.
-      const errors: JsonRpcErrorResponse[] = [];
-      const messages: JsonRpcMessage[] = [];
-      for (const entry of decoded.entries) {
-        if (entry.kind === "invalid") errors.push(entry.error);
-        else if (entry.kind === "batch") errors.push(NESTED_BATCH);
-        else messages.push(entry.message);
-      }
       const responses = await engine.handleBatch(messages, exchange);
       const all = [...errors, ...responses];
       if (all.length > 0) await write(all);
@@ -255,31 +250,6 @@ async function serveDecoded(
   } finally {
     finished();
   }
-}
-
-const NESTED_BATCH = errorResponse(
-  null,
-  ErrorCode.INVALID_REQUEST,
-  "Invalid Request: nested batch",
-);
-
-/** Why a batch is refused as a whole (as the HTTP transport refuses it), if it is. */
-function batchRefusal(session: Session, entries: readonly Decoded[]): string | undefined {
-  for (const entry of entries) {
-    if (entry.kind !== "request" && entry.kind !== "notification") continue;
-    if (classifyEra(entry.message).era === "stateless") {
-      return "JSON-RPC batches are not supported by protocol 2026-07-28";
-    }
-    if (entry.message.method === "initialize") {
-      return "initialize must not be part of a JSON-RPC batch";
-    }
-  }
-  const dialect = session.dialect;
-  if (!dialect) return "JSON-RPC batches need an initialized 2025-03-26 session";
-  if (!dialect.transportRules.batching) {
-    return `JSON-RPC batches are not supported by protocol ${dialect.version}`;
-  }
-  return undefined;
 }
 
 function reportUnencodable({ message, reason, replaced }: UnencodableMessage): void {
