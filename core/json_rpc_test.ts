@@ -2,11 +2,9 @@ import assert from "node:assert/strict";
 import {
   decodeMessage,
   encodeMessage,
-  encodeOutbound,
   errorResponse,
   isNotification,
   isRequest,
-  type UnencodableMessage,
 } from "./json_rpc.ts";
 
 Deno.test("decodeMessage classifies requests, notifications and responses", () => {
@@ -73,62 +71,4 @@ Deno.test("encodeMessage is compact JSON and the builders produce exact shapes",
   });
   assert.ok(isRequest({ jsonrpc: "2.0", id: 1, method: "ping" }));
   assert.ok(isNotification({ jsonrpc: "2.0", method: "notifications/cancelled" }));
-});
-
-Deno.test("encodeOutbound: a response JSON cannot encode becomes -32603 for its id; a notification is dropped", () => {
-  const problems: UnencodableMessage[] = [];
-  const report = (problem: UnencodableMessage) => void problems.push(problem);
-  const ok = { jsonrpc: "2.0", id: 1, result: {} } as const;
-  assert.equal(encodeOutbound(ok, report), '{"jsonrpc":"2.0","id":1,"result":{}}');
-  const circular: Record<string, unknown> = {};
-  circular.self = circular;
-  const bigint = { jsonrpc: "2.0", id: "a", result: { _meta: { n: 1n } } } as const;
-  assert.deepEqual(JSON.parse(encodeOutbound(bigint, report)!), {
-    jsonrpc: "2.0",
-    id: "a",
-    error: {
-      code: -32603,
-      message:
-        "Internal error: the response could not be encoded as JSON (Do not know how to serialize a BigInt)",
-    },
-  });
-  const failed = {
-    jsonrpc: "2.0",
-    id: 2,
-    error: { code: 1, message: "m", data: circular },
-  } as const;
-  assert.equal(JSON.parse(encodeOutbound(failed, report)!).error.code, -32603);
-  const note = { jsonrpc: "2.0", method: "notifications/message", params: { data: 1n } } as const;
-  assert.equal(encodeOutbound(note, report), undefined);
-  const request = { jsonrpc: "2.0", id: "s-1", method: "x", params: { circular } } as const;
-  assert.equal(encodeOutbound(request, report), undefined);
-  assert.deepEqual(problems.map((p) => [p.message, p.replaced]), [
-    [bigint, true],
-    [failed, true],
-    [note, false],
-    [request, false],
-  ]);
-  assert.match(problems[1].reason, /circular/);
-  assert.ok(problems.every((p) => !p.reason.includes("\n")));
-  // A batch keeps what encodes, and the replacements; nothing left is undefined.
-  assert.deepEqual(
-    JSON.parse(encodeOutbound([ok, bigint, note])!).map((m: { id: unknown }) => m.id),
-    [
-      1,
-      "a",
-    ],
-  );
-  assert.equal(encodeOutbound([note]), undefined);
-  assert.equal(
-    encodeOutbound({
-      jsonrpc: "2.0",
-      id: 3,
-      result: {
-        toJSON: () => {
-          throw "plain";
-        },
-      },
-    }),
-    '{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error: the response could not be encoded as JSON (plain)"}}',
-  );
 });

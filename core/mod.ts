@@ -16,6 +16,7 @@
 
 export * from "./errors.ts";
 export * from "./json_rpc.ts";
+export * from "./outbound.ts";
 export * from "./batch.ts";
 export * from "./types.ts";
 export * from "./meta.ts";

@@ -1,0 +1,109 @@
+/**
+ * Encoding outbound messages so that a value JSON cannot encode never breaks
+ * a transport: a response becomes a `-32603` error for its id, anything else
+ * is dropped, and each is reported.
+ *
+ * @module
+ */
+
+import { ErrorCode } from "./errors.ts";
+import { errorResponse, type JsonRpcMessage } from "./json_rpc.ts";
+
+/**
+ * An outbound message that `JSON.stringify` refused (a `BigInt`, a circular
+ * object, a throwing `toJSON`), as {@link encodeOutbound} reports it.
+ *
+ * @example
+ * ```ts
+ * import type { UnencodableMessage } from "@anubis/core";
+ * const problem: UnencodableMessage = {
+ *   message: { jsonrpc: "2.0", method: "notifications/message" },
+ *   reason: "Do not know how to serialize a BigInt",
+ *   replaced: false,
+ * };
+ * ```
+ */
+export interface UnencodableMessage {
+  /** The message (or batch entry) that could not be encoded. */
+  message: JsonRpcMessage;
+  /** Why, in one line. */
+  reason: string;
+  /**
+   * `true` for a response, which went out as a `-32603` error for its id;
+   * `false` for a request or notification, which was dropped.
+   */
+  replaced: boolean;
+}
+
+/**
+ * Encodes an outbound message (or batch) as compact JSON text, like
+ * `encodeMessage`, but never throws. A response that cannot be encoded
+ * becomes a `-32603` error response for the same id, so the client is not
+ * left waiting; a request or notification that cannot be encoded is dropped
+ * (`undefined`). Each one is reported to `onUnencodable`. A batch keeps the
+ * entries that encode (and the replacements). Encoding that succeeds costs
+ * exactly one `JSON.stringify`.
+ *
+ * @param message The message or batch.
+ * @param onUnencodable Told about each message replaced or dropped.
+ * @returns The JSON text without a trailing newline, or `undefined` when nothing is left to send.
+ *
+ * @example
+ * ```ts
+ * import { encodeOutbound } from "@anubis/core";
+ * const text = encodeOutbound(
+ *   { jsonrpc: "2.0", id: 1, result: { n: 1n } },
+ *   (problem) => console.error(problem.reason), // Do not know how to serialize a BigInt
+ * );
+ * console.log(JSON.parse(text!).error.code); // -32603
+ * console.log(encodeOutbound({ jsonrpc: "2.0", method: "x", params: { n: 1n } })); // undefined
+ * ```
+ */
+export function encodeOutbound(
+  message: JsonRpcMessage | readonly JsonRpcMessage[],
+  onUnencodable?: (problem: UnencodableMessage) => void,
+): string | undefined {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    return encodeFallback(message, error, onUnencodable);
+  }
+}
+
+function encodeFallback(
+  message: JsonRpcMessage | readonly JsonRpcMessage[],
+  error: unknown,
+  onUnencodable: ((problem: UnencodableMessage) => void) | undefined,
+): string | undefined {
+  if (Array.isArray(message)) {
+    const parts: string[] = [];
+    for (const entry of message as readonly JsonRpcMessage[]) {
+      const text = encodeOutbound(entry, onUnencodable);
+      if (text !== undefined) parts.push(text);
+    }
+    return parts.length > 0 ? `[${parts.join(",")}]` : undefined;
+  }
+  const single = message as JsonRpcMessage;
+  const reason = reasonOf(error);
+  const isResponse = typeof single === "object" && single !== null && !("method" in single) &&
+    "id" in single;
+  onUnencodable?.({ message: single, reason, replaced: isResponse });
+  if (!isResponse) return undefined;
+  // A non-finite number encodes as `null` anyway.
+  const id = typeof single.id === "string" || typeof single.id === "number" ? single.id : null;
+  return JSON.stringify(
+    errorResponse(
+      id,
+      ErrorCode.INTERNAL_ERROR,
+      `Internal error: the response could not be encoded as JSON (${reason})`,
+    ),
+  );
+}
+
+function reasonOf(error: unknown): string {
+  try {
+    return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+  } catch {
+    return "unknown error";
+  }
+}
