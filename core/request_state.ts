@@ -109,6 +109,14 @@ export class RequestStateCodec {
    *
    * @param args The request's `arguments`.
    * @returns The digest.
+   *
+   * @example
+   * ```ts
+   * import { RequestStateCodec } from "@anubis/core";
+   * const digest = await RequestStateCodec.argumentsDigest({ a: 1, b: [2] });
+   * console.log(digest === await RequestStateCodec.argumentsDigest({ b: [2], a: 1 })); // true
+   * console.log(await RequestStateCodec.argumentsDigest(undefined) === await RequestStateCodec.argumentsDigest({})); // true
+   * ```
    */
   static async argumentsDigest(args: unknown): Promise<string> {
     const text = canonicalJson(args ?? {});
@@ -122,6 +130,20 @@ export class RequestStateCodec {
    *
    * @param payload What to carry to the next round.
    * @returns The opaque state string.
+   *
+   * @example
+   * ```ts
+   * import { RequestStateCodec } from "@anubis/core";
+   * const codec = new RequestStateCodec();
+   * const state = await codec.seal({
+   *   method: "prompts/get",
+   *   target: "plan",
+   *   argumentsDigest: await RequestStateCodec.argumentsDigest({}),
+   *   answers: { elicitation_1: { action: "decline" } },
+   *   round: 1,
+   * });
+   * console.log(state.split(".").length); // 2
+   * ```
    */
   async seal(payload: RequestStatePayload): Promise<string> {
     const body = encoder.encode(
@@ -142,6 +164,20 @@ export class RequestStateCodec {
    * @returns The payload.
    * @throws {McpError} `-32602` when the state was tampered with, has expired,
    * or belongs to another method, target or arguments.
+   *
+   * @example
+   * ```ts
+   * import { McpError, RequestStateCodec } from "@anubis/core";
+   * const codec = new RequestStateCodec();
+   * const digest = await RequestStateCodec.argumentsDigest({ city: "Oslo" });
+   * const payload = { method: "tools/call", target: "forecast", argumentsDigest: digest };
+   * const state = await codec.seal({ ...payload, answers: {}, round: 2 });
+   * console.log((await codec.open(state, "tools/call", "forecast", digest)).round); // 2
+   * const other = await RequestStateCodec.argumentsDigest({ city: "Rome" });
+   * await codec.open(state, "tools/call", "forecast", other).catch((e: McpError) => {
+   *   console.log(e.code); // -32602
+   * });
+   * ```
    */
   async open(
     state: string,
