@@ -43,14 +43,37 @@ export class Cancellation {
     this.#keepReasons = options.keepReasons ?? false;
   }
 
-  /** Whether the request was cancelled (without making the signal). */
+  /**
+   * Whether the request was cancelled (without making the signal).
+   *
+   * @example
+   * ```ts
+   * import { Cancellation } from "@anubis/core";
+   * const cancellation = new Cancellation();
+   * console.log(cancellation.aborted); // false
+   * cancellation.abort();
+   * console.log(cancellation.aborted); // true
+   * ```
+   */
   get aborted(): boolean {
     if (this.#aborted) return true;
     if (this.#controller) return this.#controller.signal.aborted;
     return this.#linked?.aborted === true;
   }
 
-  /** The request's signal, made (and linked to the transport's signals) on first read. */
+  /**
+   * The request's signal, made (and linked to the transport's signals) on first read.
+   *
+   * @example
+   * ```ts
+   * import { Cancellation } from "@anubis/core";
+   * const cancellation = new Cancellation();
+   * cancellation.signal.addEventListener("abort", () => console.log("stopped"));
+   * cancellation.abort(); // logs "stopped"
+   * console.log(cancellation.signal.aborted); // true
+   * cancellation.dispose();
+   * ```
+   */
   get signal(): AbortSignal {
     return this.#controller?.signal ?? this.#materialize();
   }
@@ -83,6 +106,14 @@ export class Cancellation {
    * Aborts the request.
    *
    * @param reason The signal's reason.
+   *
+   * @example
+   * ```ts
+   * import { Cancellation } from "@anubis/core";
+   * const cancellation = new Cancellation();
+   * cancellation.abort("server shutting down");
+   * console.log(cancellation.signal.reason); // server shutting down
+   * ```
    */
   abort(reason?: unknown): void {
     if (this.#aborted) return;
@@ -96,12 +127,36 @@ export class Cancellation {
    * a closing session); the reason reaches the signal when `keepReasons`.
    *
    * @param reason Why.
+   *
+   * @example
+   * ```ts
+   * import { Cancellation } from "@anubis/core";
+   * const kept = new Cancellation({ keepReasons: true });
+   * kept.cancel("client gave up");
+   * console.log(kept.signal.reason); // client gave up
+   * const plain = new Cancellation();
+   * plain.cancel("client gave up");
+   * console.log(plain.signal.reason.name); // AbortError
+   * ```
    */
   cancel(reason: string): void {
     this.abort(this.#keepReasons ? reason : undefined);
   }
 
-  /** Removes the listeners on the transport's signals once the request is over. */
+  /**
+   * Removes the listeners on the transport's signals once the request is over.
+   *
+   * @example
+   * ```ts
+   * import { Cancellation } from "@anubis/core";
+   * const transport = new AbortController();
+   * const cancellation = new Cancellation({ linked: transport.signal });
+   * console.log(cancellation.signal.aborted); // false (the signal is linked now)
+   * cancellation.dispose();
+   * transport.abort();
+   * console.log(cancellation.signal.aborted); // false: no longer linked
+   * ```
+   */
   dispose(): void {
     this.#unlink?.();
     this.#unlink = undefined;

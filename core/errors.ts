@@ -79,9 +79,28 @@ export interface JsonRpcErrorObject {
  * ```
  */
 export class McpError extends Error {
-  /** The JSON-RPC error code. */
+  /**
+   * The JSON-RPC error code.
+   *
+   * @example
+   * ```ts
+   * import { ErrorCode, McpError } from "@anubis/core";
+   * const error = new McpError(ErrorCode.METHOD_NOT_FOUND, "No such method");
+   * console.log(error.code === ErrorCode.METHOD_NOT_FOUND, error.code); // true -32601
+   * ```
+   */
   readonly code: number;
-  /** Additional information for the client, omitted from the wire when undefined. */
+  /**
+   * Additional information for the client, omitted from the wire when undefined.
+   *
+   * @example
+   * ```ts
+   * import { ErrorCode, McpError } from "@anubis/core";
+   * const error = new McpError(ErrorCode.INVALID_PARAMS, "Unknown city", { city: "Atlantis" });
+   * console.log(error.data); // { city: "Atlantis" }
+   * console.log(new McpError(ErrorCode.INTERNAL_ERROR, "Oops").data); // undefined
+   * ```
+   */
   readonly data?: unknown;
 
   /**
@@ -102,6 +121,14 @@ export class McpError extends Error {
    * The JSON-RPC error object for this error.
    *
    * @returns The `{ code, message, data? }` object.
+   *
+   * @example
+   * ```ts
+   * import { ErrorCode, McpError } from "@anubis/core";
+   * const error = new McpError(ErrorCode.INVALID_REQUEST, "Server not initialized");
+   * console.log(error.toJSON()); // { code: -32600, message: "Server not initialized" }
+   * console.log(JSON.stringify(error)); // {"code":-32600,"message":"Server not initialized"}
+   * ```
    */
   toJSON(): JsonRpcErrorObject {
     return this.data === undefined

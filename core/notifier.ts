@@ -64,6 +64,16 @@ export class Notifier {
    *
    * @param listener Called for every change, local or from another instance.
    * @returns A function that unregisters it.
+   *
+   * @example
+   * ```ts
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * const stop = notifier.subscribe((event) => console.log(event));
+   * notifier.resourceUpdated("file:///notes/1"); // logs { type: "resource_updated", uri: "file:///notes/1" }
+   * stop();
+   * notifier.resourceUpdated("file:///notes/2"); // logs nothing
+   * ```
    */
   subscribe(listener: ChangeListener): () => void {
     this.#listeners.add(listener);
@@ -106,23 +116,63 @@ export class Notifier {
    * the others), then to the other instances when a bus is connected.
    *
    * @param event The change.
+   *
+   * @example
+   * ```ts
+   * import { type ChangeEvent, Notifier } from "@anubis/core";
+   * const seen: ChangeEvent[] = [];
+   * const notifier = new Notifier();
+   * notifier.subscribe((event) => void seen.push(event));
+   * notifier.publish({ type: "resources_list_changed" });
+   * console.log(seen); // [ { type: "resources_list_changed" } ]
+   * ```
    */
   publish(event: ChangeEvent): void {
     const delivered = this.#deliver(event);
     this.#bus?.publish({ event, delivered });
   }
 
-  /** Announces that the tool list changed. */
+  /**
+   * Announces that the tool list changed.
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * server.notify.subscribe((event) => console.log(event.type));
+   * server.notify.toolsListChanged(); // logs "tools_list_changed"
+   * ```
+   */
   toolsListChanged(): void {
     this.publish({ type: "tools_list_changed" });
   }
 
-  /** Announces that the prompt list changed. */
+  /**
+   * Announces that the prompt list changed.
+   *
+   * @example
+   * ```ts
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * notifier.subscribe((event) => console.log(event.type));
+   * notifier.promptsListChanged(); // logs "prompts_list_changed"
+   * ```
+   */
   promptsListChanged(): void {
     this.publish({ type: "prompts_list_changed" });
   }
 
-  /** Announces that the resource list changed. */
+  /**
+   * Announces that the resource list changed.
+   *
+   * @example
+   * ```ts
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * notifier.subscribe((event) => console.log(event.type));
+   * notifier.resourcesListChanged(); // logs "resources_list_changed"
+   * ```
+   */
   resourcesListChanged(): void {
     this.publish({ type: "resources_list_changed" });
   }
@@ -131,6 +181,16 @@ export class Notifier {
    * Announces that a resource changed.
    *
    * @param uri The resource URI.
+   *
+   * @example
+   * ```ts
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * notifier.subscribe((event) => {
+   *   if (event.type === "resource_updated") console.log(event.uri);
+   * });
+   * notifier.resourceUpdated("file:///notes/1"); // logs "file:///notes/1"
+   * ```
    */
   resourceUpdated(uri: string): void {
     this.publish({ type: "resource_updated", uri });

@@ -83,6 +83,16 @@ export class Registry {
    *
    * @param dialect The dialect.
    * @returns This registry.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * // A stand-in; the real dialects come from `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const registry = new Registry().register(dialect("2025-06-18", "legacy"));
+   * registry.register(dialect("2025-11-25", "legacy")).register(dialect("2025-06-18", "legacy"));
+   * console.log(registry.versions()); // [ "2025-11-25", "2025-06-18" ]
+   * ```
    */
   register(dialect: Dialect): this {
     this.#dialects.set(dialect.version, dialect);
@@ -96,6 +106,16 @@ export class Registry {
    *
    * @param version The version string.
    * @returns Its dialect, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * // A stand-in; the real dialects come from `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * console.log(registry.get("2025-11-25")?.era); // legacy
+   * console.log(registry.get("1999-01-01"), registry.get(20251125)); // undefined undefined
+   * ```
    */
   get(version: unknown): Dialect | undefined {
     return typeof version === "string" ? this.#dialects.get(version) : undefined;
@@ -106,6 +126,20 @@ export class Registry {
    *
    * @param era Only versions of this era.
    * @returns The version strings.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * // A stand-in; the real dialects come from `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const registry = new Registry([
+   *   dialect("2025-06-18", "legacy"),
+   *   dialect("2026-07-28", "stateless"),
+   *   dialect("2025-11-25", "legacy"),
+   * ]);
+   * console.log(registry.versions()); // [ "2026-07-28", "2025-11-25", "2025-06-18" ]
+   * console.log(registry.versions("stateless")); // [ "2026-07-28" ]
+   * ```
    */
   versions(era?: Era): string[] {
     return this.#sorted.filter((d) => !era || d.era === era).map((d) => d.version);
@@ -119,6 +153,23 @@ export class Registry {
    * @param requested The client's `protocolVersion`.
    * @param allowed The versions the server serves.
    * @returns The dialect to use, or `undefined` when no legacy version is allowed.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * // A stand-in; the real dialects come from `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const registry = new Registry([
+   *   dialect("2025-06-18", "legacy"),
+   *   dialect("2025-11-25", "legacy"),
+   *   dialect("2026-07-28", "stateless"),
+   * ]);
+   * const allowed = registry.versions();
+   * console.log(registry.negotiate("2025-06-18", allowed)?.version); // 2025-06-18
+   * console.log(registry.negotiate("1999-01-01", allowed)?.version); // 2025-11-25
+   * console.log(registry.negotiate("2026-07-28", allowed)?.version); // 2025-11-25
+   * console.log(registry.negotiate("2025-11-25", ["2026-07-28"])); // undefined
+   * ```
    */
   negotiate(requested: unknown, allowed: readonly string[]): Dialect | undefined {
     const candidates = this.#sorted.filter((d) =>

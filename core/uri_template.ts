@@ -19,9 +19,25 @@ type Part = { literal: string } | { name: string; operator: "" | "+" | "#" };
  * ```
  */
 export class UriTemplate {
-  /** The template text. */
+  /**
+   * The template text.
+   *
+   * @example
+   * ```ts
+   * import { UriTemplate } from "@anubis/core";
+   * console.log(new UriTemplate("notes://{id}").template); // notes://{id}
+   * ```
+   */
   readonly template: string;
-  /** The variable names, in order. */
+  /**
+   * The variable names, in order.
+   *
+   * @example
+   * ```ts
+   * import { UriTemplate } from "@anubis/core";
+   * console.log(new UriTemplate("files://{+path}{#section}").variables); // [ "path", "section" ]
+   * ```
+   */
   readonly variables: readonly string[];
   #parts: Part[];
   #pattern: RegExp;
@@ -53,6 +69,15 @@ export class UriTemplate {
    *
    * @param variables Variable values; missing ones expand to nothing.
    * @returns The URI.
+   *
+   * @example
+   * ```ts
+   * import { UriTemplate } from "@anubis/core";
+   * const template = new UriTemplate("files://{+path}{#section}");
+   * console.log(template.expand({ path: "docs/read me.md", section: "intro" })); // files://docs/read%20me.md#intro
+   * console.log(new UriTemplate("notes://{id}").expand({ id: "a/b" })); // notes://a%2Fb
+   * console.log(new UriTemplate("notes://{id}").expand({})); // notes://
+   * ```
    */
   expand(variables: Record<string, string | number | boolean | undefined>): string {
     return this.#parts.map((p) => {
@@ -70,6 +95,15 @@ export class UriTemplate {
    *
    * @param uri The URI.
    * @returns The decoded variables, or `undefined` when the URI does not match.
+   *
+   * @example
+   * ```ts
+   * import { UriTemplate } from "@anubis/core";
+   * const template = new UriTemplate("notes://{id}");
+   * console.log(template.match("notes://my%20note")); // { id: "my note" }
+   * console.log(template.match("notes://a/b")); // undefined
+   * console.log(new UriTemplate("files://{+path}").match("files://a/b.md")); // { path: "a/b.md" }
+   * ```
    */
   match(uri: string): Record<string, string> | undefined {
     const found = this.#pattern.exec(uri);

@@ -33,14 +33,9 @@ const hasExample = (doc: JsDoc | undefined) => doc?.tags?.some((tag) => tag.kind
  * fails for a listed class that no longer needs to be here.
  */
 const MEMBERS_WITHOUT_EXAMPLES = new Set([
-  "core/mod.ts: Cancellation",
   "core/mod.ts: Engine",
   "core/mod.ts: Frame",
-  "core/mod.ts: McpError",
-  "core/mod.ts: Notifier",
-  "core/mod.ts: Registry",
   "core/mod.ts: Session",
-  "core/mod.ts: UriTemplate",
   "event-store-kv/mod.ts: KvEventStore",
   "event-store-kv/mod.ts: KvNotificationBus",
   "transport-http/mod.ts: LegacyEndpoint",
