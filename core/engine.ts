@@ -67,9 +67,33 @@ export interface EngineOptions {
  * ```
  */
 export class Engine {
-  /** The server served. */
+  /**
+   * The server served.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * const server = defineServer({ name: "notes", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * console.log(engine.server === server, engine.server.info.name); // true notes
+   * engine.close();
+   * ```
+   */
   readonly server: McpServer;
-  /** The dialects. */
+  /**
+   * The dialects.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * const engine = new Engine(defineServer({ name: "s", version: "1.0.0" }), { registry });
+   * console.log(engine.registry.versions()); // [ "2025-11-25" ]
+   * engine.close();
+   * ```
+   */
   readonly registry: Registry;
   readonly #hub: SubscriptionHub;
   readonly #closing = new AbortController();
@@ -99,7 +123,31 @@ export class Engine {
     );
   }
 
-  /** The versions served, newest first: the list `server/discover` and `-32022` name. */
+  /**
+   * The versions served, newest first: the list `server/discover` and `-32022` name.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const registry = new Registry([
+   *   dialect("2025-06-18", "legacy"),
+   *   dialect("2025-11-25", "legacy"),
+   * ]);
+   * const all = new Engine(defineServer({ name: "s", version: "1.0.0" }), { registry });
+   * console.log(all.supportedVersions()); // [ "2025-11-25", "2025-06-18" ]
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1.0.0",
+   *   supportedProtocolVersions: ["2025-06-18"],
+   * });
+   * const one = new Engine(server, { registry });
+   * console.log(one.supportedVersions()); // [ "2025-06-18" ]
+   * all.close();
+   * one.close();
+   * ```
+   */
   supportedVersions(): string[] {
     return [...this.#versions];
   }
@@ -109,6 +157,27 @@ export class Engine {
    *
    * @param version The version string.
    * @param era Only of this era.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const registry = new Registry([
+   *   dialect("2025-06-18", "legacy"),
+   *   dialect("2025-11-25", "legacy"),
+   * ]);
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1.0.0",
+   *   supportedProtocolVersions: ["2025-11-25"],
+   * });
+   * const engine = new Engine(server, { registry });
+   * console.log(engine.dialect("2025-11-25")?.version); // 2025-11-25
+   * console.log(engine.dialect("2025-06-18")); // undefined: known, but not served
+   * console.log(engine.dialect("2025-11-25", "stateless")); // undefined
+   * engine.close();
+   * ```
    */
   dialect(version: unknown, era?: Era): Dialect | undefined {
     const dialect = this.registry.get(version);
@@ -116,12 +185,37 @@ export class Engine {
     return era && dialect.era !== era ? undefined : dialect;
   }
 
-  /** The live legacy sessions created by {@link createSession}. */
+  /**
+   * The live legacy sessions created by {@link createSession}.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * const session = engine.createSession({ transport: "stdio" });
+   * console.log(engine.sessions.size, engine.sessions.has(session)); // 1 true
+   * engine.dropSession(session);
+   * console.log(engine.sessions.size); // 0
+   * engine.close();
+   * ```
+   */
   get sessions(): ReadonlySet<Session> {
     return this.#hub.sessions;
   }
 
-  /** The number of open `subscriptions/listen` streams. */
+  /**
+   * The number of open `subscriptions/listen` streams.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * console.log(engine.listenerCount); // 0
+   * engine.close();
+   * ```
+   */
   get listenerCount(): number {
     return this.#hub.listenerCount;
   }
@@ -131,6 +225,21 @@ export class Engine {
    *
    * @param options Id, transport kind and the unrelated-message sink.
    * @returns The session.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * const session = engine.createSession({
+   *   id: crypto.randomUUID(),
+   *   transport: "http",
+   *   onMessage: (message) => console.log(message), // the standalone SSE stream, say
+   * });
+   * console.log(session.initialized, session.dialect); // false undefined
+   * engine.dropSession(session);
+   * engine.close();
+   * ```
    */
   createSession(options: SessionOptions): Session {
     const session = new Session(options);
@@ -142,6 +251,17 @@ export class Engine {
    * Closes a session and forgets it.
    *
    * @param session The session.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * const session = engine.createSession({ id: "b4f1", transport: "http" });
+   * engine.dropSession(session); // the client sent DELETE, or the session expired
+   * console.log(session.closed, engine.sessions.has(session)); // true false
+   * engine.close();
+   * ```
    */
   dropSession(session: Session): void {
     session.close();
@@ -154,6 +274,26 @@ export class Engine {
    *
    * @param request A request that claims the stateless era.
    * @returns The `-32602` error, or `undefined` when the envelope is valid.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, defineServer, Engine, MetaKey, Registry } from "@anubis/core";
+   * import * as s from "@anubis/core/schema";
+   * // A stand-in; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
+   * const requestMetaSchema: s.Schema = s.object({ [MetaKey.protocolVersion]: s.string() });
+   * const stateless = { version: "2026-07-28", era: "stateless", requestMetaSchema } as Dialect;
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry([stateless]) });
+   * const request = (version: unknown) => ({
+   *   jsonrpc: "2.0" as const,
+   *   id: 1,
+   *   method: "tools/list",
+   *   params: { _meta: { [MetaKey.protocolVersion]: version } },
+   * });
+   * console.log(engine.validateEnvelope(request("2026-07-28"))); // undefined
+   * console.log(engine.validateEnvelope(request(20260728))?.code); // -32602
+   * engine.close();
+   * ```
    */
   validateEnvelope(request: JsonRpcRequest | JsonRpcNotification): McpError | undefined {
     if (this.#metaSchema === undefined) {
@@ -185,6 +325,21 @@ export class Engine {
    * @param message The decoded message.
    * @param exchange Its surroundings.
    * @returns The reply, if any.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * const exchange = { transport: "stdio", session: engine.createSession({ transport: "stdio" }) };
+   * const pong = await engine.handle({ jsonrpc: "2.0", id: 1, method: "ping" }, exchange);
+   * console.log(pong); // { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 }
+   * const early = await engine.handle({ jsonrpc: "2.0", id: 2, method: "tools/list" }, exchange);
+   * console.log(JSON.stringify(early?.message)); // {"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Server not initialized"}}
+   * const note = await engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
+   * console.log(note); // undefined: notifications get no reply
+   * engine.close();
+   * ```
    */
   async handle(message: JsonRpcMessage, exchange: Exchange): Promise<Reply | undefined> {
     try {
@@ -218,6 +373,20 @@ export class Engine {
    * @param messages The batch entries.
    * @param exchange Their surroundings.
    * @returns The responses (empty when the batch held only notifications and responses).
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * const responses = await engine.handleBatch([
+   *   { jsonrpc: "2.0", id: 1, method: "ping" },
+   *   { jsonrpc: "2.0", method: "notifications/initialized" },
+   *   { jsonrpc: "2.0", id: 2, method: "ping" },
+   * ], { transport: "stdio" });
+   * console.log(responses.map((response) => response.id)); // [ 1, 2 ]
+   * engine.close();
+   * ```
    */
   async handleBatch(
     messages: readonly JsonRpcMessage[],
@@ -234,6 +403,27 @@ export class Engine {
    * @param session An initialized session.
    * @returns The record.
    * @throws {TypeError} Naming the assign that is not JSON-safe.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1.0.0",
+   *   serializeAssigns: (assigns) => ({ userId: Number(assigns.userId) }), // drops the live handle
+   * });
+   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * const engine = new Engine(server, { registry });
+   * const session = engine.createSession({ id: "b4f1", transport: "http" });
+   * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
+   * session.clientInfo = { name: "inspector", version: "1.0.0" };
+   * session.assigns.value = { userId: 7, connection: new AbortController() };
+   * const record = engine.snapshot(session);
+   * console.log(record.protocolVersion, record.clientInfo.name, record.assigns); // 2025-11-25 inspector { userId: 7 }
+   * engine.close();
+   * ```
    */
   snapshot(session: Session): SessionRecord {
     return sessionRecord(session, this.server.definition.serializeAssigns);
@@ -248,6 +438,38 @@ export class Engine {
    * @param options The new session's transport options (its id must match the record's).
    * @param exchange The request that asked for the session.
    * @returns The live session.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, type Dialect, Engine, type Era, Registry } from "@anubis/core";
+   * import type { SessionRecord } from "@anubis/core";
+   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1.0.0",
+   *   init: (clientInfo, frame) => void (frame.assigns.greeted = clientInfo.name),
+   * });
+   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * const engine = new Engine(server, { registry });
+   * const record: SessionRecord = {
+   *   v: 1,
+   *   id: "b4f1",
+   *   protocolVersion: "2025-11-25",
+   *   clientInfo: { name: "inspector", version: "1.0.0" },
+   *   clientCapabilities: {},
+   *   initialized: true,
+   *   subscriptions: ["notes://1"],
+   *   assigns: { userId: 7 },
+   *   updatedAt: Date.now(),
+   * };
+   * const session = await engine.restoreSession(record, { id: "b4f1", transport: "http" }, {
+   *   transport: "http",
+   * });
+   * console.log(session.assigns.value); // { userId: 7, greeted: "inspector" }
+   * console.log(session.isSubscribed("notes://1"), engine.sessions.has(session)); // true true
+   * engine.close();
+   * ```
    */
   restoreSession(
     record: SessionRecord,
@@ -257,7 +479,29 @@ export class Engine {
     return restoreSession(this, record, options, exchange);
   }
 
-  /** Ends every open listen stream gracefully and stops delivering changes. */
+  /**
+   * Ends every open listen stream gracefully and stops delivering changes.
+   *
+   * @example
+   * ```ts
+   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
+   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * const engine = new Engine(server, { registry });
+   * const session = engine.createSession({
+   *   transport: "stdio",
+   *   onMessage: (message) => console.log("method" in message && message.method),
+   * });
+   * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
+   * session.initialized = true;
+   * session.subscriptions.add("notes://1");
+   * server.notify.resourceUpdated("notes://1"); // logs "notifications/resources/updated"
+   * engine.close();
+   * server.notify.resourceUpdated("notes://1"); // logs nothing: this engine no longer delivers
+   * ```
+   */
   close(): void {
     this.#closing.abort();
     this.#hub.close();

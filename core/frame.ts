@@ -212,25 +212,106 @@ export class Frame {
     this.#scope = scope;
   }
 
-  /** User data: per session (legacy) or per request (stateless). */
+  /**
+   * User data: per session (legacy) or per request (stateless).
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const count = defineTool({
+   *   name: "count",
+   *   handler: (_args, frame) => {
+   *     const calls = Number(frame.assigns.calls ?? 0) + 1;
+   *     frame.assigns.calls = calls; // the session's next call sees it (legacy era)
+   *     return `call ${calls}`;
+   *   },
+   * });
+   * ```
+   */
   get assigns(): Record<string, unknown> {
     return this.#scope.assigns.value;
   }
+  /**
+   * Replaces the user data (of the session, or of the request).
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1.0.0",
+   *   init: (clientInfo, frame) => {
+   *     frame.assigns = { client: clientInfo.name ?? "anonymous", startedAt: Date.now() };
+   *   },
+   * });
+   * ```
+   */
   set assigns(value: Record<string, unknown>) {
     this.#scope.assigns.value = value;
   }
 
-  /** The read-only facts of this request. */
+  /**
+   * The read-only facts of this request.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const whoami = defineTool({
+   *   name: "whoami",
+   *   handler: (_args, { context }) => {
+   *     const client = context.clientInfo.name ?? "anonymous";
+   *     return `${client}, ${context.era} ${context.protocolVersion} over ${context.transport}`;
+   *   },
+   * });
+   * ```
+   */
   get context(): FrameContext {
     return this.#scope.context;
   }
 
-  /** Aborts when the request is cancelled. */
+  /**
+   * Aborts when the request is cancelled.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const crunch = defineTool({
+   *   name: "crunch",
+   *   handler: async ({ items }: { items: string[] }, frame) => {
+   *     let done = 0;
+   *     for (const _item of items) {
+   *       frame.signal.throwIfAborted(); // a cancelled request gets no answer
+   *       await Promise.resolve(); // the work on one item
+   *       done++;
+   *     }
+   *     return `${done} items`;
+   *   },
+   * });
+   * ```
+   */
   get signal(): AbortSignal {
     return this.#scope.context.signal;
   }
 
-  /** Publishes list changes and resource updates. */
+  /**
+   * Publishes list changes and resource updates.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const notes = new Map<string, string>();
+   * const addNote = defineTool({
+   *   name: "add_note",
+   *   handler: ({ id, text }: { id: string; text: string }, frame) => {
+   *     const isNew = !notes.has(id);
+   *     notes.set(id, text);
+   *     if (isNew) frame.notify.resourcesListChanged();
+   *     else frame.notify.resourceUpdated(`notes://${id}`);
+   *     return "saved";
+   *   },
+   * });
+   * ```
+   */
   get notify(): Notifier {
     return this.#scope.notify;
   }
@@ -242,6 +323,21 @@ export class Frame {
    * sessions of 2025-11-25 with an event store can; elsewhere nothing happens.
    *
    * @returns Whether the stream's connection was closed.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const report = defineTool({
+   *   name: "report",
+   *   handler: async (_args, frame) => {
+   *     await frame.progress(10, { message: "started" });
+   *     // A long wait ahead: free the connection; the client comes back for the rest.
+   *     const closed = frame.closeStream();
+   *     await frame.progress(100, { message: closed ? "resumed" : "still connected" });
+   *     return "report ready";
+   *   },
+   * });
+   * ```
    */
   closeStream(): boolean {
     return this.#scope.closeStream?.() ?? false;
@@ -252,6 +348,20 @@ export class Frame {
    *
    * @param progress The progress so far; must increase.
    * @param options The total and a message.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const upload = defineTool({
+   *   name: "upload",
+   *   handler: async ({ files }: { files: string[] }, frame) => {
+   *     for (let i = 0; i < files.length; i++) {
+   *       await frame.progress(i + 1, { total: files.length, message: `uploaded ${files[i]}` });
+   *     }
+   *     return `${files.length} files`;
+   *   },
+   * });
+   * ```
    */
   async progress(
     progress: number,
@@ -273,6 +383,19 @@ export class Frame {
    * @param level The message's level.
    * @param data Any JSON value.
    * @param logger The logger's name.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const sync = defineTool({
+   *   name: "sync",
+   *   handler: async (_args, frame) => {
+   *     await frame.log("info", { step: "sync started" }, "sync");
+   *     await frame.log("debug", "nothing to do", "sync"); // only sent if the client asked for debug
+   *     return "in sync";
+   *   },
+   * });
+   * ```
    */
   async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
     const minimum = this.#scope.logLevel();
@@ -295,6 +418,25 @@ export class Frame {
    * @param params The elicitation (form or URL mode).
    * @param options The stateless input key.
    * @returns The user's answer.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const book = defineTool({
+   *   name: "book",
+   *   handler: async (_args, frame) => {
+   *     const answer = await frame.elicit({
+   *       message: "Which date?",
+   *       requestedSchema: {
+   *         type: "object",
+   *         properties: { date: { type: "string", format: "date" } },
+   *         required: ["date"],
+   *       },
+   *     });
+   *     return answer.action === "accept" ? `booked for ${answer.content?.date}` : "not booked";
+   *   },
+   * });
+   * ```
    */
   elicit(params: ElicitParams, options: InputOptions = {}): Promise<ElicitResult> {
     const url = params.mode === "url";
@@ -310,6 +452,23 @@ export class Frame {
    *
    * @param mode The elicitation mode.
    * @returns `true` when asking will not be refused.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const login = defineTool({
+   *   name: "login",
+   *   handler: async (_args, frame) => {
+   *     if (!frame.canElicit("url")) return "Open https://example.com/login to sign in";
+   *     const answer = await frame.elicit({
+   *       mode: "url",
+   *       message: "Sign in",
+   *       url: "https://example.com/login",
+   *     });
+   *     return answer.action === "accept" ? "signed in" : "not signed in";
+   *   },
+   * });
+   * ```
    */
   canElicit(mode: "form" | "url" = "form"): boolean {
     const url = mode === "url";
@@ -317,12 +476,45 @@ export class Frame {
       this.#elicits(url);
   }
 
-  /** Whether {@link sample} can ask this client (it declared sampling). */
+  /**
+   * Whether {@link sample} can ask this client (it declared sampling).
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const title = defineTool({
+   *   name: "title",
+   *   handler: async ({ text }: { text: string }, frame) => {
+   *     if (!frame.canSample()) return text.slice(0, 40);
+   *     const reply = await frame.sample({
+   *       messages: [{ role: "user", content: { type: "text", text: `A title for: ${text}` } }],
+   *       maxTokens: 20,
+   *     });
+   *     return JSON.stringify(reply.content);
+   *   },
+   * });
+   * ```
+   */
   canSample(): boolean {
     return this.#scope.context.clientCapabilities.sampling !== undefined;
   }
 
-  /** Whether {@link listRoots} can ask this client (it declared roots). */
+  /**
+   * Whether {@link listRoots} can ask this client (it declared roots).
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const workspace = defineTool({
+   *   name: "workspace",
+   *   handler: async (_args, frame) => {
+   *     if (!frame.canListRoots()) return "no roots";
+   *     const { roots } = await frame.listRoots();
+   *     return roots.map((root) => root.uri).join("\n");
+   *   },
+   * });
+   * ```
+   */
   canListRoots(): boolean {
     return this.#scope.context.clientCapabilities.roots !== undefined;
   }
@@ -340,6 +532,22 @@ export class Frame {
    * @param params The sampling request.
    * @param options The stateless input key.
    * @returns The sampled message.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const summarize = defineTool({
+   *   name: "summarize",
+   *   handler: async ({ text }: { text: string }, frame) => {
+   *     const reply = await frame.sample({
+   *       messages: [{ role: "user", content: { type: "text", text: `Summarize: ${text}` } }],
+   *       maxTokens: 200,
+   *     }, { key: "summary" });
+   *     const content = reply.content as { type: string; text?: string };
+   *     return content.type === "text" ? content.text ?? "" : `(${content.type} from ${reply.model})`;
+   *   },
+   * });
+   * ```
    */
   sample(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {
     return this.#input("sampling/createMessage", params, options, this.canSample(), undefined, {
@@ -352,6 +560,18 @@ export class Frame {
    *
    * @param options The stateless input key.
    * @returns The roots.
+   *
+   * @example
+   * ```ts
+   * import { defineTool } from "@anubis/core";
+   * const files = defineTool({
+   *   name: "list_roots",
+   *   handler: async (_args, frame) => {
+   *     const { roots } = await frame.listRoots();
+   *     return roots.map((root) => `${root.name ?? "(unnamed)"}: ${root.uri}`).join("\n");
+   *   },
+   * });
+   * ```
    */
   listRoots(options: InputOptions = {}): Promise<ListRootsResult> {
     return this.#input("roots/list", {}, options, this.canListRoots(), undefined, {

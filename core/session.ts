@@ -90,37 +90,154 @@ interface PendingRequest {
  * ```
  */
 export class Session {
-  /** The session id, if the transport has one. */
+  /**
+   * The session id, if the transport has one.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ id: "b4f1", transport: "http" });
+   * console.log(session.id); // b4f1
+   * console.log(new Session({ transport: "stdio" }).id); // undefined
+   * ```
+   */
   readonly id?: string;
-  /** The transport kind. */
+  /**
+   * The transport kind.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * console.log(new Session({ transport: "stdio" }).transport); // stdio
+   * ```
+   */
   readonly transport: string;
-  /** Receives messages that belong to no request. */
+  /**
+   * Receives messages that belong to no request.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * session.onMessage = (message) => console.log("method" in message && message.method);
+   * await session.onMessage?.({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }); // logs "notifications/tools/list_changed"
+   * ```
+   */
   onMessage?: (message: JsonRpcMessage) => void | Promise<void>;
-  /** The negotiated dialect; `undefined` until `initialize` succeeded. */
+  /**
+   * The negotiated dialect; `undefined` until `initialize` succeeded.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(session.dialect?.version); // undefined
+   * ```
+   */
   dialect?: Dialect;
   /**
    * The client's identity. Set once at `initialize` or restore; what is set
    * is copied and deep-frozen, so no handler can change what later requests
    * of the session see (a write throws a `TypeError` in strict code).
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const info = { name: "inspector", version: "1.0.0" };
+   * session.clientInfo = info;
+   * info.name = "changed";
+   * console.log(session.clientInfo.name); // inspector
+   * console.log(Object.isFrozen(session.clientInfo)); // true
+   * ```
    */
   get clientInfo(): Partial<Implementation> {
     return this.#clientInfo;
   }
+  /**
+   * Sets the client's identity: a deep-frozen copy of `value`.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * session.clientInfo = { name: "inspector", version: "1.0.0" };
+   * try {
+   *   (session.clientInfo as { name: string }).name = "impostor";
+   * } catch (error) {
+   *   console.log(error instanceof TypeError, session.clientInfo.name); // true inspector
+   * }
+   * ```
+   */
   set clientInfo(value: Partial<Implementation>) {
     this.#clientInfo = frozenCopy(value);
   }
-  /** The client's capabilities; copied and deep-frozen like {@link clientInfo}. */
+  /**
+   * The client's capabilities; copied and deep-frozen like {@link clientInfo}.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * session.clientCapabilities = { roots: { listChanged: true } };
+   * console.log(session.clientCapabilities.roots); // { listChanged: true }
+   * console.log(Object.isFrozen(session.clientCapabilities.roots)); // true
+   * ```
+   */
   get clientCapabilities(): ClientCapabilities {
     return this.#clientCapabilities;
   }
+  /**
+   * Sets the client's capabilities: a deep-frozen copy of `value`.
+   *
+   * @example
+   * ```ts
+   * import { type ClientCapabilities, Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const declared: ClientCapabilities = { sampling: {} };
+   * session.clientCapabilities = declared;
+   * declared.roots = {};
+   * console.log(session.clientCapabilities); // { sampling: {} }
+   * ```
+   */
   set clientCapabilities(value: ClientCapabilities) {
     this.#clientCapabilities = frozenCopy(value);
   }
-  /** Whether `notifications/initialized` arrived. */
+  /**
+   * Whether `notifications/initialized` arrived.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(session.initialized); // false
+   * ```
+   */
   initialized = false;
-  /** The level set by `logging/setLevel`. */
+  /**
+   * The level set by `logging/setLevel`.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(session.logLevel); // undefined
+   * session.logLevel = "warning";
+   * console.log(session.logLevel); // warning
+   * ```
+   */
   logLevel?: LogLevel;
-  /** URIs the client subscribed to (made on first use; readers use {@link isSubscribed}). */
+  /**
+   * URIs the client subscribed to (made on first use; readers use {@link isSubscribed}).
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * session.subscriptions.add("file:///notes/1");
+   * console.log(session.subscriptions.size); // 1
+   * ```
+   */
   get subscriptions(): Set<string> {
     return this.#subscriptions ??= new Set();
   }
@@ -130,6 +247,15 @@ export class Session {
    *
    * @param uri The resource URI.
    * @returns `true` when subscribed.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(session.isSubscribed("file:///notes/1")); // false
+   * session.subscriptions.add("file:///notes/1");
+   * console.log(session.isSubscribed("file:///notes/1")); // true
+   * ```
    */
   isSubscribed(uri: string): boolean {
     return this.#subscriptions?.has(uri) ?? false;
@@ -139,15 +265,54 @@ export class Session {
    * The subscribed URIs, without making the set.
    *
    * @returns A new array.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(session.subscribedUris()); // []
+   * session.subscriptions.add("file:///notes/1");
+   * console.log(session.subscribedUris()); // [ "file:///notes/1" ]
+   * ```
    */
   subscribedUris(): string[] {
     return this.#subscriptions ? [...this.#subscriptions] : [];
   }
-  /** The frame's assigns, shared by every request of the session. */
+  /**
+   * The frame's assigns, shared by every request of the session.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * session.assigns.value.userId = 7;
+   * console.log(session.assigns.value); // { userId: 7 }
+   * ```
+   */
   readonly assigns: { value: Record<string, unknown> } = { value: {} };
-  /** When the session last received a message (ms since the epoch). */
+  /**
+   * When the session last received a message (ms since the epoch).
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(Date.now() - session.lastActivity < 1000); // true
+   * ```
+   */
   lastActivity: number = Date.now();
-  /** Whether the session was closed. */
+  /**
+   * Whether the session was closed.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(session.closed); // false
+   * session.close();
+   * console.log(session.closed); // true
+   * ```
+   */
   closed = false;
 
   #clientInfo: Partial<Implementation> = NO_FACTS;
@@ -174,12 +339,36 @@ export class Session {
    * The prefix of the ids of the server-to-client requests this session
    * object sent (`anubis-<hex>-`), or `undefined` before its first one: an
    * answer with another prefix is to a request another instance sent.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * console.log(session.requestIdPrefix); // undefined
+   * const emit = () => Promise.resolve();
+   * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
+   * console.log(session.requestIdPrefix?.startsWith("anubis-")); // true
+   * session.close();
+   * await asked.catch(() => {});
+   * ```
    */
   get requestIdPrefix(): string | undefined {
     return this.#idPrefix;
   }
 
-  /** The number of requests being served. */
+  /**
+   * The number of requests being served.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const cancellation = session.track(1);
+   * console.log(session.inflightCount); // 1
+   * session.untrack(1, cancellation);
+   * console.log(session.inflightCount); // 0
+   * ```
+   */
   get inflightCount(): number {
     return this.#inflight?.size ?? 0;
   }
@@ -190,6 +379,16 @@ export class Session {
    * @param id The request id.
    * @param cancellation The request's cancellation (default: a new one that keeps cancel reasons).
    * @returns The cancellation whose signal the handler sees.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const cancellation = session.track("req-1");
+   * session.cancel("req-1", "user pressed stop");
+   * console.log(cancellation.signal.reason); // user pressed stop
+   * session.untrack("req-1", cancellation);
+   * ```
    */
   track(id: RequestId, cancellation: Cancellation = new Cancellation(KEEP_REASONS)): Cancellation {
     (this.#inflight ??= new Map<RequestId, Cancellation>()).set(id, cancellation);
@@ -201,6 +400,16 @@ export class Session {
    *
    * @param id The request id.
    * @param cancellation The cancellation `track` returned.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const cancellation = session.track(1);
+   * session.untrack(1, cancellation);
+   * session.cancel(1); // no longer tracked: ignored
+   * console.log(cancellation.aborted, session.inflightCount); // false 0
+   * ```
    */
   untrack(id: RequestId, cancellation: Cancellation): void {
     if (this.#inflight?.get(id) === cancellation) this.#inflight.delete(id);
@@ -211,6 +420,18 @@ export class Session {
    *
    * @param id The request id.
    * @param reason Why.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const cancellation = session.track(1);
+   * session.cancel(2); // unknown: ignored
+   * console.log(cancellation.aborted); // false
+   * session.cancel(1);
+   * console.log(cancellation.aborted, cancellation.signal.reason); // true cancelled
+   * session.untrack(1, cancellation);
+   * ```
    */
   cancel(id: RequestId, reason?: string): void {
     this.#inflight?.get(id)?.cancel(reason ?? "cancelled");
@@ -227,6 +448,18 @@ export class Session {
    * @param signal Aborts the wait (the client is told with `notifications/cancelled`).
    * @param timeoutMs How long to wait.
    * @returns The client's result, validated against the dialect's schema.
+   *
+   * @example
+   * ```ts
+   * import { type JsonRpcMessage, type JsonRpcRequest, Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const sent: JsonRpcMessage[] = [];
+   * const emit = (message: JsonRpcMessage) => Promise.resolve(void sent.push(message));
+   * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
+   * const { id } = sent[0] as JsonRpcRequest;
+   * session.resolve({ jsonrpc: "2.0", id, result: { roots: [] } });
+   * console.log(await asked); // { roots: [] }
+   * ```
    */
   request(
     method: string,
@@ -292,6 +525,22 @@ export class Session {
    *
    * @param response The response.
    * @returns `false` when no pending request has that id.
+   *
+   * @example
+   * ```ts
+   * import { type JsonRpcMessage, type JsonRpcRequest, Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const sent: JsonRpcRequest[] = [];
+   * const emit = (message: JsonRpcMessage) => {
+   *   sent.push(message as JsonRpcRequest);
+   *   return Promise.resolve();
+   * };
+   * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
+   * console.log(session.resolve({ jsonrpc: "2.0", id: "unknown", result: {} })); // false
+   * const { id } = sent[0];
+   * console.log(session.resolve({ jsonrpc: "2.0", id, error: { code: -1, message: "Rejected" } })); // true
+   * await asked.catch((error) => console.log(error.message)); // Rejected
+   * ```
    */
   resolve(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean {
     const pending = response.id === null ? undefined : this.#pending?.get(response.id);
@@ -317,7 +566,21 @@ export class Session {
     return true;
   }
 
-  /** Cancels everything in flight and fails every pending request. */
+  /**
+   * Cancels everything in flight and fails every pending request.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core";
+   * const session = new Session({ transport: "stdio" });
+   * const cancellation = session.track(1);
+   * const emit = () => Promise.resolve();
+   * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
+   * session.close();
+   * console.log(cancellation.signal.reason); // session closed
+   * await asked.catch((error) => console.log(error.message)); // Session closed
+   * ```
+   */
   close(): void {
     this.closed = true;
     const inflight = this.#inflight, pending = this.#pending;

@@ -33,9 +33,6 @@ const hasExample = (doc: JsDoc | undefined) => doc?.tags?.some((tag) => tag.kind
  * fails for a listed class that no longer needs to be here.
  */
 const MEMBERS_WITHOUT_EXAMPLES = new Set([
-  "core/mod.ts: Engine",
-  "core/mod.ts: Frame",
-  "core/mod.ts: Session",
   "event-store-kv/mod.ts: KvEventStore",
   "event-store-kv/mod.ts: KvNotificationBus",
   "transport-http/mod.ts: LegacyEndpoint",
