@@ -44,8 +44,6 @@ const MEMBERS_WITHOUT_EXAMPLES = new Set([
   "transport-http/mod.ts: StandaloneStream",
   "transport-http/mod.ts: StatelessEndpoint",
   "transport-http/mod.ts: StreamCounter",
-  "transport-stdio/mod.ts: LineSplitter",
-  "transport-stdio/mod.ts: LineWriter",
 ]);
 
 /** The entry points of every workspace member, as paths from the root. */

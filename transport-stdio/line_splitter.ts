@@ -53,6 +53,14 @@ export class LineSplitter {
    *
    * @param chunk The bytes read.
    * @returns The lines completed by this chunk.
+   *
+   * @example
+   * ```ts
+   * import { LineSplitter } from "@anubis/transport-stdio";
+   * const splitter = new LineSplitter(8);
+   * const lines = splitter.push(new TextEncoder().encode("ping\r\n0123456789\npo"));
+   * console.log(lines.map((line) => "bytes" in line ? new TextDecoder().decode(line.bytes) : line)); // [ "ping", { tooLong: 10 } ]
+   * ```
    */
   push(chunk: Uint8Array): Line[] {
     const lines: Line[] = [];
@@ -121,6 +129,16 @@ export class LineSplitter {
    * The unterminated last line, at end of input.
    *
    * @returns The line, if any.
+   *
+   * @example
+   * ```ts
+   * import { LineSplitter } from "@anubis/transport-stdio";
+   * const splitter = new LineSplitter(1024);
+   * console.log(splitter.push(new TextEncoder().encode('{"id":1}'))); // []
+   * const last = splitter.flush();
+   * console.log(last && "bytes" in last && new TextDecoder().decode(last.bytes)); // {"id":1}
+   * console.log(splitter.flush()); // undefined
+   * ```
    */
   flush(): Line | undefined {
     return this.#take();

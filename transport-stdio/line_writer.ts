@@ -81,22 +81,78 @@ export class LineWriter {
     this.#onUnencodable = options.onUnencodable;
   }
 
-  /** Whether a write failed, so messages are being dropped. */
+  /**
+   * Whether a write failed, so messages are being dropped.
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * const stream = new WritableStream<Uint8Array>({
+   *   write: () => Promise.reject(new Error("EPIPE")), // the reader went away
+   * });
+   * const writer = new LineWriter(stream.getWriter());
+   * console.log(writer.broken); // false
+   * await writer.write({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+   * console.log(writer.broken); // true
+   * ```
+   */
   get broken(): boolean {
     return this.#broken;
   }
 
-  /** The output queued or in flight, in UTF-16 code units. */
+  /**
+   * The output queued or in flight, in UTF-16 code units.
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * const stream = new WritableStream<Uint8Array>();
+   * const writer = new LineWriter(stream.getWriter());
+   * const sent = writer.write({ jsonrpc: "2.0", id: 1, result: {} });
+   * console.log(writer.buffered); // 37: the line and its newline
+   * await sent;
+   * console.log(writer.buffered); // 0
+   * ```
+   */
   get buffered(): number {
     return this.#buffered;
   }
 
-  /** Whether more than the high-water mark waits to be written. */
+  /**
+   * Whether more than the high-water mark waits to be written.
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * const gate = Promise.withResolvers<void>();
+   * const stream = new WritableStream<Uint8Array>({ write: () => gate.promise }); // a reader that stalls
+   * const writer = new LineWriter(stream.getWriter(), { highWaterMark: 16 });
+   * writer.write({ jsonrpc: "2.0", id: 1, result: {} });
+   * console.log(writer.full); // true
+   * gate.resolve();
+   * await writer.drained();
+   * console.log(writer.full); // false
+   * ```
+   */
   get full(): boolean {
     return this.#buffered > this.#highWaterMark;
   }
 
-  /** Resolves once the writer is not {@link LineWriter.full} (at once when it is not). */
+  /**
+   * Resolves once the writer is not {@link LineWriter.full} (at once when it is not).
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * const gate = Promise.withResolvers<void>();
+   * const stream = new WritableStream<Uint8Array>({ write: () => gate.promise });
+   * const writer = new LineWriter(stream.getWriter(), { highWaterMark: 16 });
+   * writer.write({ jsonrpc: "2.0", id: 1, result: {} });
+   * const ready = writer.ready.then(() => console.log("ready, full:", writer.full));
+   * gate.resolve(); // the reader caught up
+   * await ready; // logs "ready, full: false"
+   * ```
+   */
   get ready(): Promise<void> {
     if (!this.full) return DONE;
     if (!this.#ready) {
@@ -113,6 +169,23 @@ export class LineWriter {
    * @param message The message or batch.
    * @returns Resolves once the write that carries the message is done (or
    * failed); rejects only for a request JSON could not encode, which was not sent.
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * const lines: string[] = [];
+   * const stream = new WritableStream<Uint8Array>({
+   *   write: (chunk) => void lines.push(new TextDecoder().decode(chunk)),
+   * });
+   * const writer = new LineWriter(stream.getWriter());
+   * await writer.write([
+   *   { jsonrpc: "2.0", id: 1, result: {} },
+   *   { jsonrpc: "2.0", id: 2, result: {} },
+   * ]);
+   * console.log(lines.join("")); // [{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]
+   * const request = { jsonrpc: "2.0" as const, id: 3, method: "roots/list", params: { n: 1n } };
+   * await writer.write(request).catch((error) => console.log(error.message)); // roots/list could not be encoded as JSON, so it was not sent
+   * ```
    */
   write(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
     if (this.#broken) return DONE;
@@ -135,6 +208,20 @@ export class LineWriter {
    * Waits until every queued message was written.
    *
    * @returns Resolves when nothing is queued or in flight.
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * let written = 0;
+   * const stream = new WritableStream<Uint8Array>({
+   *   write: (chunk) => void (written += chunk.length),
+   * });
+   * const writer = new LineWriter(stream.getWriter());
+   * writer.write({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+   * writer.write({ jsonrpc: "2.0", method: "notifications/prompts/list_changed" });
+   * await writer.drained();
+   * console.log(written, writer.buffered); // 126 0
+   * ```
    */
   drained(): Promise<void> {
     return this.#flushing ?? DONE;
