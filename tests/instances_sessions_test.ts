@@ -277,3 +277,23 @@ Deno.test("instances: only answers to another instance's requests travel on the 
     await stream.cancel();
   });
 });
+
+Deno.test("instances: a GET at B closes A's older stream although B's clock is behind", async () => {
+  await withTwoHandlers({}, async ({ a, b }) => {
+    const sessionId = await initialize(a.url, VERSION);
+    const first = new SseReader(await open(a.url, sessionId));
+    assert.equal((await first.next())?.data, ""); // priming
+    const now = Date.now;
+    Date.now = () => now() - 60_000; // B's clock (the process's, here) a minute behind
+    try {
+      const second = new SseReader(await open(b.url, sessionId));
+      assert.equal((await second.next())?.data, ""); // priming
+      assert.deepEqual(await within(3_000, first.rest(), "A's stream closing"), []);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // A's stream_opened was heard
+      assert.equal(b.handler.openStreams, 1, "B's newer stream stays open");
+      await second.cancel();
+    } finally {
+      Date.now = now;
+    }
+  });
+});

@@ -12,19 +12,21 @@ import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core";
  * A message between instances about one session:
  *
  * - `stream_opened`: the client opened the session's standalone stream at the
- *   sender (at `at`, ms since the epoch); an instance holding a connection
- *   opened before that closes it, so a message never goes out on two streams.
+ *   sender, whose place among the session's streams is `order` (the event
+ *   store's id of its opening record; none without an event store); an
+ *   instance holding an older connection closes it, so a message never goes
+ *   out on two streams.
  * - `response`: the client posted its answer to a server-to-client request at
  *   the sender, which sent no such request; the instance that did resolves it.
  *
  * @example
  * ```ts
  * import type { SessionSignal } from "@anubis/transport-http";
- * const signal: SessionSignal = { type: "stream_opened", sessionId: "3f2a…", at: Date.now() };
+ * const signal: SessionSignal = { type: "stream_opened", sessionId: "3f2a…", order: 42 };
  * ```
  */
 export type SessionSignal =
-  | { type: "stream_opened"; sessionId: string; at: number }
+  | { type: "stream_opened"; sessionId: string; order?: number }
   | {
     type: "response";
     sessionId: string;

@@ -19,7 +19,7 @@ import type {
   SessionStore,
 } from "@anubis/core";
 import type { SessionSignal } from "./session_signal.ts";
-import { StandaloneStream } from "./standalone_stream.ts";
+import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
 
 /**
  * Options of a {@link SessionTable}.
@@ -127,6 +127,7 @@ export class SessionTable {
   readonly #entries = new Map<string, SessionEntry>();
   readonly #restoring = new Map<string, Promise<SessionEntry | "full" | undefined>>();
   readonly #unsubscribe?: () => void;
+  readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
 
   /**
@@ -138,6 +139,7 @@ export class SessionTable {
   constructor(engine: Engine, options: SessionTableOptions) {
     this.#engine = engine;
     this.#options = options;
+    this.#streamOptions = { ...options.stream, ordered: options.sessionBus !== undefined };
     this.#unsubscribe = options.sessionBus?.subscribe((signal) => this.#signal(signal));
   }
 
@@ -172,7 +174,7 @@ export class SessionTable {
    * @returns Its stream.
    */
   streamOf(entry: SessionEntry): StandaloneStream {
-    return entry.stream ??= new StandaloneStream(entry.session.id!, this.#options.stream);
+    return entry.stream ??= new StandaloneStream(entry.session.id!, this.#streamOptions);
   }
 
   /**
@@ -257,7 +259,7 @@ export class SessionTable {
     this.#options.sessionBus?.publish({
       type: "stream_opened",
       sessionId: session.id!,
-      at: session.lastActivity,
+      order: entry.stream?.order,
     });
     const store = this.#options.sessionStore;
     let timer: ReturnType<typeof setInterval> | undefined;
@@ -388,7 +390,7 @@ export class SessionTable {
   #signal(signal: SessionSignal): void {
     const entry = this.#entries.get(signal?.sessionId);
     if (!entry) return;
-    if (signal.type === "stream_opened") entry.stream?.supersede(signal.at);
+    if (signal.type === "stream_opened") entry.stream?.supersede(signal.order);
     else if (signal.type === "response" && signal.message && typeof signal.message === "object") {
       entry.session.resolve(signal.message);
     }

@@ -14,6 +14,9 @@ import { isPostStreamRecord } from "./post_stream.ts";
 import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
 import { SseStream } from "./sse_stream.ts";
 
+/** The record that opens a standalone connection: skipped on replay, and no POST stream. */
+const STREAM_OPENED = "GET\n";
+
 /**
  * Options of a {@link StandaloneStream}.
  *
@@ -32,12 +35,22 @@ export interface StandaloneStreamOptions {
   graceMs: number;
   /** Keep-alive comment interval (0: none). */
   keepAliveMs: number;
+  /**
+   * Records an opening record per connection, whose store id orders the
+   * session's streams across instances (set when a session bus joins them).
+   */
+  ordered?: boolean;
 }
 
 interface Connection {
   stream: SseStream;
-  /** When it attached (ms since the epoch). */
-  openedAt: number;
+  /**
+   * Its place among the session's streams at every instance: the store id of
+   * its opening record (with a store, once appended).
+   */
+  order?: number;
+  /** The newest order another instance announced while the opening record was appended. */
+  newerSeen: number;
   /** The last event id written (store ids, or this connection's own counter). */
   cursor: number;
   /** Live events that arrive while the replay runs. */
@@ -138,7 +151,7 @@ export class StandaloneStream {
     clearTimeout(this.#grace);
     const stream = new SseStream({ keepAliveMs: this.#options.keepAliveMs });
     const store = this.#options.eventStore;
-    const connection: Connection = { stream, openedAt: Date.now(), cursor: 0, tailed: false };
+    const connection: Connection = { stream, newerSeen: 0, cursor: 0, tailed: false };
     // The new connection is current before the old one closes, so closing
     // the old one is not mistaken for an abandoned stream.
     const previous = this.#connection;
@@ -149,6 +162,13 @@ export class StandaloneStream {
     this.#recording = true;
     connection.buffer = [];
     try {
+      if (this.#options.ordered) {
+        // The store's per-session ids order the streams across instances
+        // (their clocks may differ); the standalone stream skips the record.
+        const order = await store.append(this.sessionId, STREAM_OPENED);
+        connection.order = order;
+        if (connection.newerSeen > order) stream.close();
+      }
       // A cursor past the latest id (a bogus header) would hide live events.
       const latest = await store.latestId(this.sessionId);
       const cursor = lastEventId === undefined ? latest : Math.min(lastEventId, latest);
@@ -186,15 +206,32 @@ export class StandaloneStream {
   }
 
   /**
-   * Closes the attached connection when it opened before `at`: the client
-   * opened the session's stream anew at another instance, and a message must
-   * not go out on two streams. The session and its recording go on.
-   *
-   * @param at When the newer stream opened (ms since the epoch).
+   * The attached connection's place among the session's streams (the store
+   * id of its opening record), or `undefined` without a store or connection.
    */
-  supersede(at: number): void {
+  get order(): number | undefined {
+    return this.#connection?.order;
+  }
+
+  /**
+   * The client opened the session's stream anew at another instance, and a
+   * message must not go out on two streams: closes the attached connection
+   * when it is older. With a store the stream with the higher `order` is the
+   * newer (one still appending its opening record waits for its own); without
+   * a store, or without an `order`, the attached connection closes. The
+   * session and its recording go on.
+   *
+   * @param order The other stream's {@link order}, if it has one.
+   */
+  supersede(order: number | undefined): void {
     const connection = this.#connection;
-    if (connection && connection.openedAt < at) connection.stream.close();
+    if (!connection) return;
+    const ordering = this.#options.ordered && this.#options.eventStore;
+    if (order !== undefined && ordering && connection.order === undefined) {
+      connection.newerSeen = Math.max(connection.newerSeen, order);
+    } else if (order === undefined || connection.order === undefined || connection.order < order) {
+      connection.stream.close();
+    }
   }
 
   /** Closes the connection and stops recording (the session ended). */

@@ -106,3 +106,21 @@ Deno.test("standalone stream: a message JSON cannot encode is dropped (a request
     assert.ok(text.includes('"fine"') && !text.includes('"big"'), text);
   }
 });
+
+Deno.test("standalone stream: across instances the stream whose opening the store recorded later wins, whatever the clocks", async () => {
+  const store = new MemoryEventStore();
+  const options = { ...TIMINGS, eventStore: store, ordered: true };
+  const [a, b, c] = [0, 1, 2].map(() => new StandaloneStream("s", options));
+  const older = await a.attach(undefined, false);
+  const newer = await b.attach(undefined, false);
+  assert.ok(a.order! < b.order!);
+  b.supersede(a.order); // A's announcement reaches B late: B's stream is newer
+  assert.equal(newer.open, true);
+  a.supersede(b.order);
+  assert.equal(older.open, false);
+  // A newer stream announced while C still records its opening: C's closes once it knows its place.
+  const attaching = c.attach(undefined, false);
+  c.supersede(b.order! + 10);
+  assert.equal((await attaching).open, false);
+  for (const stream of [a, b, c]) stream.close();
+});
