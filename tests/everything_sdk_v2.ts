@@ -222,7 +222,7 @@ export async function runV2Steps(
     } else {
       // SEP-2243: a body value needs its Mcp-Param-Region header, which this
       // client (2.4.0) does not send, so the server refuses the call.
-      await assert.rejects(region, /Header mismatch: missing Mcp-Param-region header/);
+      await assert.rejects(region, /Header mismatch: missing Mcp-Param-Region header/);
     }
   });
 

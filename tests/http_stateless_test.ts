@@ -149,12 +149,14 @@ Deno.test("http 2026: the header ladder, in the spec's order, with the id echoed
     await t.step("Mcp-Param-* mirrors x-mcp-header arguments", async () => {
       const body = (id: number, region: string) =>
         request2026(id, "tools/call", { name: "region_echo", arguments: { region } });
-      await expectError(
+      const missing = await expectError(
         await post(url, body(113, "Paris"), headers2026("tools/call", "region_echo")),
         400,
         113,
         -32020,
       );
+      // Named as the schema declares it (`x-mcp-header: "Region"`).
+      assert.match(missing.message as string, /missing Mcp-Param-Region header/);
       const ok = await post(url, body(114, "Zürich"), {
         ...headers2026("tools/call", "region_echo"),
         "mcp-param-region": `=?base64?${
@@ -163,7 +165,7 @@ Deno.test("http 2026: the header ladder, in the spec's order, with the id echoed
       });
       assert.equal(ok.status, 200);
       assert.equal((await ok.json()).result.content[0].text, "region: Zürich");
-      await expectError(
+      const mismatch = await expectError(
         await post(url, body(115, "Paris"), {
           ...headers2026("tools/call", "region_echo"),
           "mcp-param-region": "Lyon",
@@ -172,6 +174,7 @@ Deno.test("http 2026: the header ladder, in the spec's order, with the id echoed
         115,
         -32020,
       );
+      assert.match(mismatch.message as string, /Mcp-Param-Region/);
     });
     await t.step("an unknown or removed method: 404 -32601", async () => {
       for (const [id, method] of [[116, "unknown/method"], [117, "ping"], [118, "initialize"]]) {

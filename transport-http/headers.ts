@@ -147,6 +147,8 @@ export function checkStatelessHeaders(
 
 interface ParamHeader {
   header: string;
+  /** The header's name as the schema declares it, for error messages. */
+  display: string;
   path: string[];
   type: unknown;
 }
@@ -167,6 +169,7 @@ function paramHeadersOf(tool: ToolDefinition<never>): ParamHeader[] {
       if (typeof name === "string" && name !== "") {
         found!.push({
           header: `mcp-param-${name.toLowerCase()}`,
+          display: `Mcp-Param-${name}`,
           path: [...path, key],
           type: child.type,
         });
@@ -184,7 +187,7 @@ function checkParamHeaders(
   args: unknown,
   headers: Headers,
 ): McpError | undefined {
-  for (const { header, path, type } of paramHeadersOf(tool)) {
+  for (const { header, display, path, type } of paramHeadersOf(tool)) {
     let value: unknown = args;
     for (const key of path) {
       value = typeof value === "object" && value !== null
@@ -193,7 +196,6 @@ function checkParamHeaders(
     }
     if (value === undefined || value === null) continue;
     const raw = headers.get(header);
-    const display = `Mcp-Param-${header.slice("mcp-param-".length)}`;
     if (raw === null) return missing(display);
     const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) {

@@ -65,7 +65,7 @@ Deno.test("headers: the ladder's order and integer parameters", () => {
       undefined,
     );
     assert.equal(
-      check(call({ filter: { tag: "x" } }), base)?.message.includes("Mcp-Param-tag"),
+      check(call({ filter: { tag: "x" } }), base)?.message.includes("Mcp-Param-Tag"),
       true,
     );
     // Method mismatch precedes the unsupported version; a missing name follows it.
