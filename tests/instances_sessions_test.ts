@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { defineServer, type McpServer } from "@anubis/core";
 import { KvEventStore, KvNotificationBus } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
-import type { HttpHandlerOptions, SessionSignal } from "@anubis/transport-http";
+import type { HttpHandlerOptions, SessionBusMessage } from "@anubis/transport-http";
 import {
   initialize,
   post,
@@ -27,7 +27,7 @@ interface Pair {
   a: TestServer;
   b: TestServer;
   /** Every message on the session bus, in the bus's order (seen by a third party). */
-  signals: SessionSignal[];
+  signals: SessionBusMessage[];
 }
 
 /**
@@ -40,14 +40,14 @@ async function withTwoHandlers(
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "anubis-sessions-" });
   const kvs: Deno.Kv[] = [];
-  const buses: KvNotificationBus<SessionSignal>[] = [];
+  const buses: KvNotificationBus<SessionBusMessage>[] = [];
   const servers: TestServer[] = [];
-  const signals: SessionSignal[] = [];
+  const signals: SessionBusMessage[] = [];
   /** A handle on the KV file and a started session bus on it. */
   const join = async () => {
     const kv = await Deno.openKv(`${dir}/s.kv`);
     kvs.push(kv);
-    const bus = new KvNotificationBus<SessionSignal>(kv, {
+    const bus = new KvNotificationBus<SessionBusMessage>(kv, {
       channel: "sessions",
       pollIntervalMs: 20,
     });

@@ -32,7 +32,7 @@ import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
 import type { RequestContext, ServeInfoLike } from "./request_context.ts";
 import { PostStreams } from "./post_stream.ts";
-import type { SessionSignal } from "./session_signal.ts";
+import type { SessionBusMessage } from "./session_bus_message.ts";
 import { SessionTable } from "./session_table.ts";
 import { StatelessEndpoint } from "./stateless.ts";
 
@@ -65,11 +65,11 @@ export interface HttpHandlerOptions extends OriginPolicy {
   sessionStore?: SessionStore;
   /**
    * Joins the handlers of other instances that share the stores (a
-   * `KvNotificationBus<SessionSignal>` on a channel of its own): a GET here
+   * `KvNotificationBus<SessionBusMessage>` on a channel of its own): a GET here
    * closes the session's older standalone stream there, and a client's
    * answer to a server-to-client request reaches whichever instance asked.
    */
-  sessionBus?: NotificationBus<SessionSignal>;
+  sessionBus?: NotificationBus<SessionBusMessage>;
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
   /** The most live legacy sessions (default 10,000); `initialize` beyond it gets 503. */

@@ -18,7 +18,8 @@ import type {
   SessionRecord,
   SessionStore,
 } from "@anubis/core";
-import type { SessionSignal } from "./session_signal.ts";
+import type { SessionBusMessage } from "./session_bus_message.ts";
+import { SessionLinks } from "./session_links.ts";
 import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
 
 /**
@@ -46,7 +47,7 @@ export interface SessionTableOptions {
    * stream per session across them, and client answers reaching the
    * instance that asked.
    */
-  sessionBus?: NotificationBus<SessionSignal>;
+  sessionBus?: NotificationBus<SessionBusMessage>;
   /** The standalone stream settings, with the event store if any. */
   stream: { eventStore?: EventStore; retryMs: number; graceMs: number; keepAliveMs: number };
 }
@@ -126,7 +127,7 @@ export class SessionTable {
   readonly #options: SessionTableOptions;
   readonly #entries = new Map<string, SessionEntry>();
   readonly #restoring = new Map<string, Promise<SessionEntry | "full" | undefined>>();
-  readonly #unsubscribe?: () => void;
+  readonly #links: SessionLinks;
   readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
 
@@ -140,7 +141,7 @@ export class SessionTable {
     this.#engine = engine;
     this.#options = options;
     this.#streamOptions = { ...options.stream, ordered: options.sessionBus !== undefined };
-    this.#unsubscribe = options.sessionBus?.subscribe((signal) => this.#signal(signal));
+    this.#links = new SessionLinks(options, (id) => this.#entries.get(id));
   }
 
   /** The number of live sessions. */
@@ -239,70 +240,25 @@ export class SessionTable {
   }
 
   /**
-   * Keeps a session alive while the client holds its standalone stream, which
-   * POSTs alone would not: its store record is touched now and every quarter
-   * of `idleMs` while the connection lasts (one timer per open connection,
-   * nothing per event), and its idle time counts from when the stream ended.
-   * With a session bus, the other instances close the session's older stream.
-   * A connection that already ended (superseded while it attached) starts
-   * nothing.
+   * Keeps a session alive while the client holds its standalone stream, and
+   * tells the other instances (see {@link SessionLinks.hold}).
    *
    * @param entry The session.
    * @param signal The connection's signal: aborts when it ends.
    */
   hold(entry: SessionEntry, signal: AbortSignal): void {
-    const { session } = entry;
-    session.lastActivity = Date.now();
-    // Its abort listener would never run: a timer started now would outlive
-    // the connection, and its stream_opened would close a newer stream.
-    if (signal.aborted || session.closed) return;
-    this.#options.sessionBus?.publish({
-      type: "stream_opened",
-      sessionId: session.id!,
-      order: entry.stream?.order,
-    });
-    const store = this.#options.sessionStore;
-    let timer: ReturnType<typeof setInterval> | undefined;
-    if (store) {
-      const touch = () => {
-        if (session.closed || signal.aborted) return clearInterval(timer);
-        entry.touchedAt = session.lastActivity = Date.now();
-        store.touch(session.id!, this.#options.idleMs).catch((error) =>
-          console.error(`anubis: session store failed touching ${session.id}:`, error)
-        );
-      };
-      touch();
-      timer = setInterval(touch, this.#options.idleMs / 4);
-    }
-    signal.addEventListener("abort", () => {
-      clearInterval(timer);
-      session.lastActivity = Date.now();
-    }, { once: true });
+    this.#links.hold(entry, signal);
   }
 
   /**
-   * Delivers a client's answer to the server-to-client request it answers;
-   * when this instance did not send it, to the other instances (one of them
-   * did: the client posts wherever its load balancer sends it). Only ids in
-   * the form the SDK issues (`anubis-<hex>-<n>`) with another session
-   * object's prefix travel: a late answer to a request sent here, or an id
-   * no server issued, goes nowhere.
+   * Delivers a client's answer to the request it answers, here or at the
+   * instance that sent it (see {@link SessionLinks.answer}).
    *
    * @param entry The session.
    * @param response The client's response.
    */
   answer(entry: SessionEntry, response: JsonRpcResultResponse | JsonRpcErrorResponse): void {
-    const { session } = entry;
-    if (session.resolve(response)) return;
-    const id = response.id;
-    if (typeof id !== "string" || !id.startsWith("anubis-")) return;
-    const own = session.requestIdPrefix;
-    if (own !== undefined && id.startsWith(own)) return;
-    this.#options.sessionBus?.publish({
-      type: "response",
-      sessionId: session.id!,
-      message: response,
-    });
+    this.#links.answer(entry, response);
   }
 
   /**
@@ -366,7 +322,7 @@ export class SessionTable {
 
   /** Closes every session and stream, and leaves the session bus. */
   close(): void {
-    this.#unsubscribe?.();
+    this.#links.close();
     for (const entry of [...this.#entries.values()]) this.discard(entry);
   }
 
@@ -384,16 +340,6 @@ export class SessionTable {
     session.logLevel = record.logLevel;
     entry.saved = key;
     return entry;
-  }
-
-  /** What another instance said about a session this one may hold. */
-  #signal(signal: SessionSignal): void {
-    const entry = this.#entries.get(signal?.sessionId);
-    if (!entry) return;
-    if (signal.type === "stream_opened") entry.stream?.supersede(signal.order);
-    else if (signal.type === "response" && signal.message && typeof signal.message === "object") {
-      entry.session.resolve(signal.message);
-    }
   }
 
   #register(session: Session): SessionEntry {

@@ -1,7 +1,7 @@
 /**
  * What the HTTP handlers of several instances tell each other about a legacy
  * session they may all hold (restored from a shared session store), on a
- * `NotificationBus<SessionSignal>` of their own (`sessionBus`).
+ * `NotificationBus<SessionBusMessage>` of their own (`sessionBus`).
  *
  * @module
  */
@@ -17,18 +17,32 @@ import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core";
  *   instance holding an older connection closes it, so a message never goes
  *   out on two streams.
  * - `response`: the client posted its answer to a server-to-client request at
- *   the sender, which sent no such request; the instance that did resolves it.
+ *   the sender, which another instance sent (its id's prefix is not the
+ *   sender's); the instance that did resolves it.
  *
  * @example
  * ```ts
- * import type { SessionSignal } from "@anubis/transport-http";
- * const signal: SessionSignal = { type: "stream_opened", sessionId: "3f2a…", order: 42 };
+ * import type { SessionBusMessage } from "@anubis/transport-http";
+ * const message: SessionBusMessage = { type: "stream_opened", sessionId: "3f2a…", order: 42 };
  * ```
  */
-export type SessionSignal =
+export type SessionBusMessage =
   | { type: "stream_opened"; sessionId: string; order?: number }
   | {
     type: "response";
     sessionId: string;
     message: JsonRpcResultResponse | JsonRpcErrorResponse;
   };
+
+/**
+ * The former name of {@link SessionBusMessage}.
+ *
+ * @deprecated Use {@link SessionBusMessage}.
+ *
+ * @example
+ * ```ts
+ * import type { SessionSignal } from "@anubis/transport-http";
+ * const message: SessionSignal = { type: "stream_opened", sessionId: "3f2a…" };
+ * ```
+ */
+export type SessionSignal = SessionBusMessage;
