@@ -7,10 +7,75 @@
 
 import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
 import { DEFAULT_KV_PATH } from "@anubis/core/kv";
-import { openKvEventStore, openKvNotificationBus } from "@anubis/event-store-kv";
-import { openKvSessionStore } from "@anubis/session-kv";
+import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store-kv";
+import { KvSessionStore } from "@anubis/session-kv";
 import { serve, type SessionSignal } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
+
+/**
+ * The KV databases of one `serve`, one handle per path: the event store, the
+ * session store and the buses on one file share it instead of each opening
+ * their own.
+ *
+ * @example
+ * ```ts
+ * import { KvDatabases } from "@anubis/cli/serve-http";
+ * const databases = new KvDatabases();
+ * const kv = await databases.open(":memory:");
+ * console.log(kv === await databases.open(":memory:")); // true
+ * databases.close();
+ * ```
+ */
+export class KvDatabases {
+  readonly #opening = new Map<string, Promise<Deno.Kv>>();
+  readonly #opened: Deno.Kv[] = [];
+
+  /**
+   * The database at `path`, opened on first use (its folder created).
+   *
+   * @param path A file, `":memory:"` or a KV Connect URL.
+   * @returns The handle every caller with this path shares.
+   * @throws {Error} When it cannot be opened (`cannot open the KV store: …`).
+   *
+   * @example
+   * ```ts
+   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * const databases = new KvDatabases();
+   * const kv = await databases.open(":memory:");
+   * await kv.set(["k"], 1);
+   * databases.close();
+   * ```
+   */
+  open(path: string): Promise<Deno.Kv> {
+    let kv = this.#opening.get(path);
+    if (!kv) {
+      kv = openKvPath(path).then(
+        (opened) => (this.#opened.push(opened), opened),
+        (error) => {
+          throw new Error(`cannot open the KV store: ${(error as Error).message}`);
+        },
+      );
+      this.#opening.set(path, kv);
+    }
+    return kv;
+  }
+
+  /**
+   * Closes every database opened; close their users (stores, buses) first.
+   *
+   * @example
+   * ```ts
+   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * const databases = new KvDatabases();
+   * await databases.open(":memory:");
+   * databases.close();
+   * ```
+   */
+  close(): void {
+    for (const kv of this.#opened.splice(0)) kv.close();
+    this.#opening.clear();
+  }
+}
 
 /**
  * The stores `--event-store` and `--session-store` name, opened.
@@ -26,21 +91,24 @@ export interface OpenedStores {
   eventStore?: EventStore | true;
   /** The session store. */
   sessionStore?: SessionStore;
-  /** Closes what was opened (KV databases). */
+  /** Closes what was opened (KV databases, unless they were handed in). */
   close(): void;
 }
 
-/** The KV path of a `kv` or `kv:PATH` flag value. */
-function kvPath(flag: string): string {
-  return flag === "kv" ? DEFAULT_KV_PATH : flag.slice("kv:".length);
+/** The KV path of a `kv` or `kv:PATH` flag value, or `undefined` for another store. */
+function kvPath(flag: string | undefined): string | undefined {
+  if (flag === "kv") return DEFAULT_KV_PATH;
+  return flag?.startsWith("kv:") ? flag.slice("kv:".length) : undefined;
 }
 
 /**
  * Opens the stores the flags name: `--event-store memory` is the in-process
  * store, `kv[:PATH]` a Deno KV database (default `.data/anubis.kv`) for
- * either store. Both may share one database.
+ * either store. Stores on one path share one handle.
  *
  * @param options The command-line options.
+ * @param databases Where to open KV databases (default: its own, closed by
+ *   `close()`; handed in, the caller closes them).
  * @returns The stores.
  * @throws {Error} When a database cannot be opened.
  *
@@ -54,24 +122,24 @@ function kvPath(flag: string): string {
  */
 export async function openStores(
   options: Pick<ServeOptions, "eventStore" | "sessionStore">,
+  databases?: KvDatabases,
 ): Promise<OpenedStores> {
-  const closers: (() => void)[] = [];
-  const stores: OpenedStores = { close: () => closers.forEach((close) => close()) };
+  const owned = databases ? undefined : new KvDatabases();
+  const kvs = databases ?? owned!;
+  const stores: OpenedStores = { close: () => owned?.close() };
   try {
+    const eventPath = kvPath(options.eventStore);
     if (options.eventStore === "memory") stores.eventStore = true;
-    else if (options.eventStore) {
-      const store = await openKvEventStore(kvPath(options.eventStore));
-      closers.push(() => store.close());
-      stores.eventStore = store;
+    else if (eventPath !== undefined) {
+      stores.eventStore = new KvEventStore(await kvs.open(eventPath));
     }
-    if (options.sessionStore) {
-      const store = await openKvSessionStore(kvPath(options.sessionStore));
-      closers.push(() => store.close());
-      stores.sessionStore = store;
+    const sessionPath = kvPath(options.sessionStore);
+    if (sessionPath !== undefined) {
+      stores.sessionStore = new KvSessionStore(await kvs.open(sessionPath));
     }
   } catch (error) {
     stores.close();
-    throw new Error(`cannot open the KV store: ${(error as Error).message}`);
+    throw error;
   }
   return stores;
 }
@@ -86,22 +154,30 @@ export async function openStores(
  * ```
  */
 export interface JoinedInstances {
-  /** The bus the HTTP handlers of the instances share (with KV only). */
+  /** The bus the HTTP handlers of the instances share (with a KV session store only). */
   sessionBus?: NotificationBus<SessionSignal>;
-  /** Disconnects and closes the buses. */
+  /** Disconnects and closes the buses (and the databases, unless handed in). */
   leave(): Promise<void>;
 }
 
 /**
- * With `--event-store kv[:PATH]`, joins the other instances on the same
- * database: the server's notifier on a KV notification bus (the channel named
- * after the server), so a change raised on any instance reaches every
- * instance's sessions and listen streams, and a session bus for the HTTP
- * handlers (the channel `<name>/sessions`): one standalone stream per session
- * across instances, and client answers reaching the instance that asked.
+ * Joins the other instances on the same KV database:
+ *
+ * - with either store on KV, the server's notifier joins a KV notification
+ *   bus (the channel named after the server, on the event store's database,
+ *   else the session store's), so a change raised on any instance reaches
+ *   every instance's listen streams and sessions;
+ * - with `--session-store kv[:PATH]`, the HTTP handlers join a session bus
+ *   (the channel `<name>/sessions`, on the session store's database): a
+ *   client's answer to a server-to-client request reaches the instance that
+ *   asked, and a GET stream opened at one instance closes the session's older
+ *   one at the others. Only a shared session store lets a session be served
+ *   by several instances, so without one there is nothing to tell.
  *
  * @param server The server.
  * @param options The command-line options.
+ * @param databases Where to open KV databases (default: its own, closed by
+ *   `leave()`; handed in, the caller closes them).
  * @returns The session bus, and what leaves (nothing to do without KV).
  * @throws {Error} When the database cannot be opened.
  *
@@ -110,7 +186,7 @@ export interface JoinedInstances {
  * import { defineServer } from "@anubis/core";
  * import { joinInstances } from "@anubis/cli/serve-http";
  * const joined = await joinInstances(defineServer({ name: "s", version: "1" }), {
- *   eventStore: "kv::memory:",
+ *   sessionStore: "kv::memory:",
  * });
  * console.log(joined.sessionBus !== undefined); // true
  * await joined.leave();
@@ -118,36 +194,55 @@ export interface JoinedInstances {
  */
 export async function joinInstances(
   server: McpServer,
-  options: Pick<ServeOptions, "eventStore">,
+  options: Pick<ServeOptions, "eventStore" | "sessionStore">,
+  databases?: KvDatabases,
 ): Promise<JoinedInstances> {
-  if (!options.eventStore?.startsWith("kv")) return { leave: () => Promise.resolve() };
-  const path = kvPath(options.eventStore);
-  const cannotOpen = (error: unknown) => {
-    throw new Error(`cannot open the KV store: ${(error as Error).message}`);
+  const sessionPath = kvPath(options.sessionStore);
+  const changesPath = kvPath(options.eventStore) ?? sessionPath;
+  if (changesPath === undefined) return { leave: () => Promise.resolve() };
+  const owned = databases ? undefined : new KvDatabases();
+  const kvs = databases ?? owned!;
+  const buses: { close(): Promise<void> }[] = [];
+  const leaveBuses = async () => {
+    for (const bus of buses.splice(0)) await bus.close();
+    owned?.close();
   };
-  const changes = await openKvNotificationBus(path, { channel: server.info.name })
-    .catch(cannotOpen);
-  const sessions = await openKvNotificationBus<SessionSignal>(path, {
-    channel: `${server.info.name}/sessions`,
-  }).catch(async (error) => {
-    await changes.close();
-    return cannotOpen(error);
-  });
-  const disconnect = server.notify.connect(changes);
-  return {
-    sessionBus: sessions,
-    async leave() {
-      disconnect();
-      await changes.close();
-      await sessions.close();
-    },
-  };
+  try {
+    const changes = new KvNotificationBus(await kvs.open(changesPath), {
+      channel: server.info.name,
+    });
+    buses.push(changes);
+    await changes.start();
+    let sessions: KvNotificationBus<SessionSignal> | undefined;
+    if (sessionPath !== undefined) {
+      sessions = new KvNotificationBus<SessionSignal>(await kvs.open(sessionPath), {
+        channel: `${server.info.name}/sessions`,
+      });
+      buses.push(sessions);
+      await sessions.start();
+    }
+    const disconnect = server.notify.connect(changes);
+    return {
+      sessionBus: sessions,
+      async leave() {
+        disconnect();
+        await leaveBuses();
+      },
+    };
+  } catch (error) {
+    await leaveBuses();
+    const message = (error as Error).message;
+    throw new Error(
+      message.startsWith("cannot open") ? message : `cannot open the KV store: ${message}`,
+    );
+  }
 }
 
 /**
  * Serves over Streamable HTTP and prints one line with the endpoint URL on
  * stderr (`anubis: listening on http://127.0.0.1:8080/mcp`). With KV stores
- * it joins the other instances on the database ({@link joinInstances}).
+ * it joins the other instances on the database ({@link joinInstances}); the
+ * stores and buses on one path share one KV handle.
  *
  * @param server The server.
  * @param options The command-line options.
@@ -164,10 +259,11 @@ export async function serveHttp(
   options: ServeOptions,
   signal: AbortSignal,
 ): Promise<void> {
-  const stores = await openStores(options);
+  const databases = new KvDatabases();
   let joined: JoinedInstances | undefined;
   try {
-    joined = await joinInstances(server, options);
+    const stores = await openStores(options, databases);
+    joined = await joinInstances(server, options, databases);
     const running = serve(server, {
       hostname: options.host,
       port: options.port,
@@ -183,6 +279,6 @@ export async function serveHttp(
     await running.finished;
   } finally {
     await joined?.leave();
-    stores.close();
+    databases.close();
   }
 }

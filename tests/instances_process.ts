@@ -17,16 +17,20 @@ export interface Instance {
   stop(signal?: Deno.Signal): Promise<{ code: number; stderr: string }>;
 }
 
+/** Which stores an instance keeps on the KV file (default: both). */
+export type InstanceStores = "both" | "events" | "sessions";
+
 /**
- * Starts `cli serve examples/everything.ts --http --port 0` with both stores
- * on the KV file `kvPath`, and waits for its "listening on" line.
+ * Starts `cli serve examples/everything.ts --http --port 0` with the stores
+ * `stores` names on the KV file `kvPath`, and waits for its "listening on" line.
  */
-export async function startInstance(kvPath: string): Promise<Instance> {
+export async function startInstance(
+  kvPath: string,
+  stores: InstanceStores = "both",
+): Promise<Instance> {
   const server = await startHttpServer([
-    "--event-store",
-    `kv:${kvPath}`,
-    "--session-store",
-    `kv:${kvPath}`,
+    ...(stores === "sessions" ? [] : ["--event-store", `kv:${kvPath}`]),
+    ...(stores === "events" ? [] : ["--session-store", `kv:${kvPath}`]),
   ]);
   return { url: server.url.href, stop: server.stop };
 }
