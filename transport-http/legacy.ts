@@ -8,14 +8,15 @@
  */
 
 import {
-  classifyEra,
+  batchContentRefusal,
+  batchSessionRefusal,
   type Decoded,
   type Engine,
   ErrorCode,
-  errorResponse,
   type Exchange,
   type JsonRpcMessage,
   type RequestId,
+  splitBatch,
 } from "@anubis/core";
 import type { HttpLimits, StreamCounter } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
@@ -196,34 +197,9 @@ export class LegacyEndpoint {
     entries: readonly Decoded[],
     context?: RequestContext,
   ): Promise<Response> {
-    const messages: JsonRpcMessage[] = [];
-    const errors: JsonRpcMessage[] = [];
-    for (const entry of entries) {
-      if (entry.kind === "invalid") errors.push(entry.error);
-      else if (entry.kind === "batch") {
-        errors.push(
-          errorResponse(null, ErrorCode.INVALID_REQUEST, "Invalid Request: nested batch"),
-        );
-      } else messages.push(entry.message);
-    }
-    for (const message of messages) {
-      if ("method" in message && classifyEra(message).era === "stateless") {
-        return errorResponseOf(
-          400,
-          null,
-          ErrorCode.INVALID_REQUEST,
-          "JSON-RPC batches are not supported by protocol 2026-07-28",
-        );
-      }
-      if ("method" in message && message.method === "initialize") {
-        return errorResponseOf(
-          400,
-          null,
-          ErrorCode.INVALID_REQUEST,
-          "initialize must not be part of a JSON-RPC batch",
-        );
-      }
-    }
+    const { messages, errors } = splitBatch(entries);
+    const refused = batchContentRefusal(messages);
+    if (refused) return errorResponseOf(400, null, ErrorCode.INVALID_REQUEST, refused);
     const hasRequest = messages.some((m) => requestIdOf(m) !== null);
     if (hasRequest && !this.#acceptsBoth(request)) {
       return notAcceptable(null, "application/json and text/event-stream");
@@ -231,15 +207,8 @@ export class LegacyEndpoint {
     const requestExchange = exchangeOf(request, context);
     const found = await this.#lookup(request, null, requestExchange);
     if (found instanceof Response) return found;
-    const dialect = found.session.dialect!;
-    if (!dialect.transportRules.batching) {
-      return errorResponseOf(
-        400,
-        null,
-        ErrorCode.INVALID_REQUEST,
-        `JSON-RPC batches are not supported by protocol ${dialect.version}`,
-      );
-    }
+    const unbatched = batchSessionRefusal(found.session.dialect);
+    if (unbatched) return errorResponseOf(400, null, ErrorCode.INVALID_REQUEST, unbatched);
     const exchange: Exchange = { ...requestExchange, session: found.session };
     // Answers may be to requests another instance sent, as in a single POST.
     const handled: JsonRpcMessage[] = [];
