@@ -1,7 +1,7 @@
 /**
  * Encoding outbound messages so that a value JSON cannot encode never breaks
  * a transport: a response becomes a `-32603` error for its id, anything else
- * is dropped, and each is reported.
+ * is dropped, and each is reported (on stderr with {@link reportUnencodable}).
  *
  * @module
  */
@@ -68,6 +68,31 @@ export function encodeOutbound(
   } catch (error) {
     return encodeFallback(message, error, onUnencodable);
   }
+}
+
+/**
+ * Reports an outbound message that could not be encoded on stderr, in one
+ * line: what it was (its method, or the id it answers) and whether it was
+ * replaced by a `-32603` error or dropped. The `onUnencodable` the transports
+ * pass to {@link encodeOutbound}.
+ *
+ * @param problem The message, the reason and whether it was replaced.
+ *
+ * @example
+ * ```ts
+ * import { encodeOutbound, reportUnencodable } from "@anubis/core";
+ * // stderr: anubis: the response to 7 could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead
+ * const text = encodeOutbound({ jsonrpc: "2.0", id: 7, result: { n: 1n } }, reportUnencodable);
+ * console.log(JSON.parse(text!).id); // 7
+ * ```
+ */
+export function reportUnencodable({ message, reason, replaced }: UnencodableMessage): void {
+  const what = "method" in message ? message.method : `the response to ${String(message.id)}`;
+  console.error(
+    replaced
+      ? `anubis: ${what} could not be encoded as JSON (${reason}); sent -32603 instead`
+      : `anubis: dropped ${what}: it could not be encoded as JSON (${reason})`,
+  );
 }
 
 function encodeFallback(

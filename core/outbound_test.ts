@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { encodeOutbound, type UnencodableMessage } from "./outbound.ts";
+import { encodeOutbound, reportUnencodable, type UnencodableMessage } from "./outbound.ts";
 
 Deno.test("encodeOutbound: a response JSON cannot encode becomes -32603 for its id; a notification is dropped", () => {
   const problems: UnencodableMessage[] = [];
@@ -57,4 +57,29 @@ Deno.test("encodeOutbound: a response JSON cannot encode becomes -32603 for its 
     }),
     '{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error: the response could not be encoded as JSON (plain)"}}',
   );
+});
+
+Deno.test("reportUnencodable: one stderr line naming the message and what became of it", () => {
+  const lines: unknown[][] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args);
+  try {
+    const reason = "Do not know how to serialize a BigInt";
+    reportUnencodable({ message: { jsonrpc: "2.0", id: 7, result: {} }, reason, replaced: true });
+    reportUnencodable({
+      message: { jsonrpc: "2.0", method: "notifications/message" },
+      reason,
+      replaced: false,
+    });
+  } finally {
+    console.error = original;
+  }
+  assert.deepEqual(lines, [
+    [
+      "anubis: the response to 7 could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead",
+    ],
+    [
+      "anubis: dropped notifications/message: it could not be encoded as JSON (Do not know how to serialize a BigInt)",
+    ],
+  ]);
 });

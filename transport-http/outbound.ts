@@ -6,7 +6,7 @@
  * @module
  */
 
-import { encodeOutbound, type JsonRpcMessage, type UnencodableMessage } from "@anubis/core";
+import { encodeOutbound, type JsonRpcMessage, reportUnencodable } from "@anubis/core";
 
 /**
  * Encodes an outbound message (or batch) as JSON text with `encodeOutbound`
@@ -50,14 +50,5 @@ export function notSent(message: JsonRpcMessage): Promise<void> {
   if (!("method" in message && "id" in message)) return Promise.resolve();
   return Promise.reject(
     new TypeError(`${message.method} could not be encoded as JSON, so it was not sent`),
-  );
-}
-
-function reportUnencodable({ message, reason, replaced }: UnencodableMessage): void {
-  const what = "method" in message ? message.method : `the response to ${String(message.id)}`;
-  console.error(
-    replaced
-      ? `anubis: ${what} could not be encoded as JSON (${reason}); sent -32603 instead`
-      : `anubis: dropped ${what}: it could not be encoded as JSON (${reason})`,
   );
 }

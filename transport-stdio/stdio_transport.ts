@@ -16,9 +16,9 @@ import {
   type JsonRpcMessage,
   type McpServer,
   type Registry,
+  reportUnencodable,
   type Session,
   splitBatch,
-  type UnencodableMessage,
 } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { redirectConsole } from "./console_redirect.ts";
@@ -250,13 +250,4 @@ async function serveDecoded(
   } finally {
     finished();
   }
-}
-
-function reportUnencodable({ message, reason, replaced }: UnencodableMessage): void {
-  const what = "method" in message ? message.method : `the response to ${String(message.id)}`;
-  console.error(
-    replaced
-      ? `anubis: ${what} could not be encoded as JSON (${reason}); sent -32603 instead`
-      : `anubis: dropped ${what}: it could not be encoded as JSON (${reason})`,
-  );
 }
