@@ -37,12 +37,21 @@ export interface KvEventStoreOptions {
   prefix?: readonly KvKeyPart[];
   /** Events kept per session; older ones are hidden at once and deleted in batches (default 1,000). */
   maxEventsPerSession?: number;
-  /**
-   * Age after which an event is no longer replayed, in ms (default one hour).
-   * A session's id counter expires {@link COUNTER_GRACE_MS} after that,
-   * counted from its last append.
-   */
+  /** Age after which an event is no longer replayed, in ms (default one hour). */
   ttlMs?: number;
+  /**
+   * How long a session's id counter outlives its last append, and the last
+   * time a tail followed it, in ms (default `ttlMs` + {@link COUNTER_GRACE_MS}).
+   * A counter that expired starts again at 1, so it must outlast every id a
+   * client may still resume from. `Infinity`: it never expires.
+   */
+  counterTtlMs?: number;
+  /**
+   * Starts a missing counter from the clock (ms since the epoch × 1,000)
+   * instead of from 1 (default `false`), so ids never go back even after the
+   * counter was deleted. Not for sessions: their first id must be 1.
+   */
+  restartIdsFromClock?: boolean;
   /** How often `tail()` polls for other processes' appends, in ms (default 100). */
   pollIntervalMs?: number;
   /**
@@ -83,19 +92,22 @@ const DELETE_BATCH = 500;
 const CACHED_COUNTERS = 1_024;
 
 /**
- * How much longer than `ttlMs` a session's id counter lives after its last
- * append, in ms. KV keeps an expired key readable for up to a minute, so the
- * counter outlasts every event of the session, whether read through the
- * store's own age filter or straight from KV: ids only restart once nothing of
- * the session can be replayed.
+ * How much longer than `ttlMs` a session's id counter lives by default after
+ * its last append (or the last time a tail followed it), in ms: one day. Ids
+ * begin again at 1 only once a counter expired, so it outlasts every event
+ * (KV keeps an expired key readable for up to a minute) and any session a
+ * client could still resume: the HTTP transport ends a session idle for
+ * `sessionIdleMs` (30 minutes by default), and a tail, which is what holds a
+ * session's stream open, refreshes the counter while it runs. A session whose
+ * client vanished leaves its counter behind for this long, no longer.
  *
  * @example
  * ```ts
  * import { COUNTER_GRACE_MS } from "@anubis/event-store-kv";
- * console.log(COUNTER_GRACE_MS > 60_000); // true
+ * console.log(COUNTER_GRACE_MS / 3_600_000); // 24
  * ```
  */
-export const COUNTER_GRACE_MS = 2 * 60_000;
+export const COUNTER_GRACE_MS = 24 * 60 * 60_000;
 
 /** A counter as stored: its id as decimal UTF-8, or a `KvU64` in databases from before it expired. */
 type CounterValue = Uint8Array | KvU64Like;
@@ -132,8 +144,9 @@ function positive(name: string, value: number): number {
  *   `ttlMs`, both checked on read (KV's `expireIn` is only the earliest time a
  *   key may vanish); the rest is deleted in batches and by `expireIn`. The
  *   counter expires {@link COUNTER_GRACE_MS} after the session's last event
- *   would, so a session that stops appending (its client vanished without a
- *   `DELETE`) leaves no key behind.
+ *   would (a running tail keeps it alive), so a session whose client vanished
+ *   without a `DELETE` leaves no key behind, and ids begin again at 1 only
+ *   long after any client could resume from an earlier one.
  *
  * @example
  * ```ts
@@ -153,6 +166,8 @@ export class KvEventStore implements EventStore {
   readonly #prefix: readonly KvKeyPart[];
   readonly #maxPerSession: number;
   readonly #ttlMs: number;
+  readonly #counterTtlMs: number;
+  readonly #restartFromClock: boolean;
   readonly #pollMs: number;
   readonly #watch: boolean;
   readonly #retryMs: number;
@@ -174,6 +189,11 @@ export class KvEventStore implements EventStore {
     this.#prefix = options.prefix ?? ["anubis", "events"];
     this.#maxPerSession = positive("maxEventsPerSession", options.maxEventsPerSession ?? 1_000);
     this.#ttlMs = positive("ttlMs", options.ttlMs ?? 3_600_000);
+    const counterTtlMs = options.counterTtlMs ?? this.#ttlMs + COUNTER_GRACE_MS;
+    this.#counterTtlMs = counterTtlMs === Infinity
+      ? Infinity
+      : positive("counterTtlMs", counterTtlMs);
+    this.#restartFromClock = options.restartIdsFromClock ?? false;
     this.#pollMs = positive("pollIntervalMs", options.pollIntervalMs ?? 100);
     this.#watch = options.watch ?? false;
     this.#retryMs = positive("retryTimeoutMs", options.retryTimeoutMs ?? 10_000);
@@ -362,9 +382,14 @@ export class KvEventStore implements EventStore {
   async *tail(sessionId: string, afterId: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
     let cursor = afterId;
     let highest = 0;
+    let keepAt = this.#now(); // a follower keeps the counter alive: at once, then every quarter of its life
     const watcher = this.#watchCounter(sessionId, signal);
     try {
       while (!signal.aborted) {
+        if (this.#now() >= keepAt) {
+          await this.#keepCounter(sessionId);
+          keepAt = this.#now() + this.#counterTtlMs / 4;
+        }
         const latest = await this.latestId(sessionId);
         if (latest < highest) return; // deleted (and perhaps begun again) since the tail began
         highest = latest;
@@ -410,7 +435,7 @@ export class KvEventStore implements EventStore {
       const op = this.#kv.atomic()
         .check({ key, versionstamp: current.versionstamp })
         // Refreshed on every append, like the events, but outliving them.
-        .set(key, encoder.encode(String(id)), { expireIn: this.#ttlMs + COUNTER_GRACE_MS });
+        .set(key, encoder.encode(String(id)), this.#counterExpiry());
       write(op, id);
       const result = await retryLocked(() => op.commit(), this.#retryMs);
       if (result.ok) {
@@ -428,7 +453,8 @@ export class KvEventStore implements EventStore {
    * The session's counter. A missing one (new, deleted, or expired) goes on
    * from the highest event id KV still holds, which is 0 unless KV has not
    * yet collected expired events: a new id then never lands on an old
-   * event's key nor sorts below it.
+   * event's key nor sorts below it. With `restartIdsFromClock` it goes on from
+   * the clock if that is higher, so it also passes every id given before.
    */
   async #readCounter(sessionId: string): Promise<Counter> {
     const key = this.#counterKey(sessionId);
@@ -440,7 +466,33 @@ export class KvEventStore implements EventStore {
     const last = await retryLocked(async () => {
       for await (const e of this.#kv.list({ prefix }, { reverse: true, limit: 1 })) return e.key;
     }, this.#retryMs);
-    return { id: last ? Number(last[prefix.length]) : 0, versionstamp: null };
+    const stored = last ? Number(last[prefix.length]) : 0;
+    const base = this.#restartFromClock ? Math.floor(this.#now()) * 1_000 : 0;
+    return { id: Math.max(stored, base), versionstamp: null };
+  }
+
+  /** The `set` options of a counter: its expiry, unless it never expires. */
+  #counterExpiry(): { expireIn: number } | undefined {
+    return this.#counterTtlMs === Infinity ? undefined : { expireIn: this.#counterTtlMs };
+  }
+
+  /**
+   * Pushes the counter's expiry on, as an append would, unless it never
+   * expires or is missing. Best effort: a lost race means an append just did.
+   */
+  async #keepCounter(sessionId: string): Promise<void> {
+    if (this.#counterTtlMs === Infinity) return;
+    const key = this.#counterKey(sessionId);
+    const entry = await retryLocked(() => this.#kv.get<CounterValue>(key), this.#retryMs);
+    if (entry.value === null) return;
+    const id = counterId(entry.value);
+    const result = await retryLocked(
+      () =>
+        this.#kv.atomic().check({ key, versionstamp: entry.versionstamp })
+          .set(key, encoder.encode(String(id)), this.#counterExpiry()).commit(),
+      this.#retryMs,
+    );
+    if (result.ok) this.#remember(sessionId, { id, versionstamp: result.versionstamp });
   }
 
   #remember(sessionId: string, counter: Counter): void {

@@ -5,6 +5,7 @@ import { eventStoreContract } from "@anubis/core/testing";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
 import type { KvLike } from "@anubis/core/kv";
 import { tempKv } from "../core/kv/testdata/temp_kv.ts";
+import { ExpiringKv } from "./testdata/expiring_kv.ts";
 
 for (
   const c of eventStoreContract(async () => {
@@ -288,4 +289,89 @@ Deno.test("a KvU64 counter from an older database is read and continued", async 
     assert.equal(await store.append("s", "next"), 8);
     assert.equal(await store.latestId("s"), 8);
   });
+});
+
+/** A store on `expiring` whose clock is the database's; `tailing` polls slowly. */
+function expiringStores(expiring: ExpiringKv, options: KvEventStoreOptions = {}) {
+  const common = { ttlMs: 60_000, now: () => expiring.now, ...options };
+  return {
+    appending: new KvEventStore(expiring, common),
+    tailing: new KvEventStore(expiring, { ...common, pollIntervalMs: 300 }),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("a tail across a spell with no events longer than its events' life misses nothing: ids go on", async () => {
+  const expiring = await ExpiringKv.open();
+  const { appending, tailing } = expiringStores(expiring);
+  const stop = new AbortController();
+  try {
+    await appending.append("s", "one");
+    await appending.append("s", "two");
+    const seen: StoredEvent[] = [];
+    const tail = (async () => {
+      for await (const event of tailing.tail("s", 0, stop.signal)) seen.push(event);
+    })();
+    while (seen.length < 2) await sleep(10);
+    // Quiet for 4 minutes: every event has expired (a minute), the session
+    // and its held stream have not.
+    for (let i = 0; i < 4; i++) await expiring.advance(60_000);
+    assert.equal(await countKeys(expiring, ["anubis", "events", "s", "ev"]), 0);
+    // Two appends from another process, both before the tail's next poll.
+    assert.deepEqual([await appending.append("s", "three"), await appending.append("s", "four")], [
+      3,
+      4,
+    ]);
+    while (seen.length < 4) await sleep(10);
+    assert.deepEqual(seen.map((e) => `${e.id}:${e.data}`), ["1:one", "2:two", "3:three", "4:four"]);
+    stop.abort();
+    await tail;
+  } finally {
+    stop.abort();
+    expiring.close();
+  }
+});
+
+Deno.test("a client resuming with a Last-Event-ID from before a spell with no events gets what came after", async () => {
+  const expiring = await ExpiringKv.open();
+  const { appending } = expiringStores(expiring);
+  try {
+    await appending.append("s", "one");
+    assert.equal(await appending.append("s", "two"), 2); // the client saw 2, then left
+    for (let i = 0; i < 4; i++) await expiring.advance(60_000);
+    await new KvEventStore(expiring, { ttlMs: 60_000, now: () => expiring.now }).append("s", "3");
+    await appending.append("s", "4");
+    assert.deepEqual(ids(await appending.replay("s", 2)), [3, 4]);
+  } finally {
+    expiring.close();
+  }
+});
+
+Deno.test("a running tail keeps its session's counter alive; without one the counter expires", async () => {
+  const expiring = await ExpiringKv.open();
+  const options = { ttlMs: 60_000, counterTtlMs: 10 * 60_000, now: () => expiring.now };
+  const store = new KvEventStore(expiring, { ...options, pollIntervalMs: 5 });
+  const counter = ["anubis", "events", "followed", "id"];
+  const stop = new AbortController();
+  try {
+    await store.append("followed", "a");
+    await store.append("left", "a");
+    const tail = (async () => {
+      for await (const _ of store.tail("followed", 1, stop.signal));
+    })();
+    // An hour in minutes, each long enough for the tail to poll.
+    for (let i = 0; i < 60; i++) {
+      await expiring.advance(60_000);
+      await sleep(15);
+    }
+    assert.notEqual((await expiring.get(counter)).value, null, "the followed counter is kept");
+    assert.equal((await expiring.get(["anubis", "events", "left", "id"])).value, null, "no leak");
+    assert.equal(await store.append("followed", "b"), 2);
+    stop.abort();
+    await tail;
+  } finally {
+    stop.abort();
+    expiring.close();
+  }
 });

@@ -95,6 +95,12 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
       prefix: options.prefix ?? ["anubis", "bus"],
       maxEventsPerSession: options.maxMessages ?? 1_000,
       ttlMs: options.ttlMs ?? 60_000,
+      // A channel is one per server and lives as long as it does: its counter
+      // never expires (only messages do), and one deleted all the same goes on
+      // above every id given before, so a follower's cursor is never passed
+      // over by a channel that began again (it would miss what it holds).
+      counterTtlMs: Infinity,
+      restartIdsFromClock: true,
       pollIntervalMs: options.pollIntervalMs ?? 100,
       watch: options.watch,
     });
@@ -162,9 +168,8 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
           cursor = event.id;
           this.#receive(event.data);
         }
-        // The tail ends by itself when the channel's ids began again (it was
-        // idle until its counter expired, or it was deleted): every message
-        // it holds now came after the last one read, so follow it from its start.
+        // The tail ends by itself when the channel was deleted: every message
+        // it holds from now on is new, so follow it from its start.
         cursor = 0;
       } catch (error) {
         // A database error must not end following for good: try again soon.

@@ -7,7 +7,9 @@ import {
   Notifier,
   Registry,
 } from "@anubis/core";
+import type { KvKeyPart } from "@anubis/core/kv";
 import { KvNotificationBus } from "./kv_notification_bus.ts";
+import { ExpiringKv } from "./testdata/expiring_kv.ts";
 
 /** Two buses on one file through two database handles, as two processes would have. */
 async function withTwoBuses(
@@ -26,6 +28,10 @@ async function withTwoBuses(
     await b.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+async function countKeys(kv: ExpiringKv, prefix: KvKeyPart[]): Promise<number> {
+  return (await Array.fromAsync(kv.list({ prefix }))).length;
 }
 
 function received(bus: KvNotificationBus, count: number): Promise<BusMessage[]> {
@@ -136,7 +142,7 @@ Deno.test("kv notification bus: a failed read does not end following", async () 
   }
 });
 
-Deno.test("kv notification bus: a channel that expired and began again is followed from its start", async () => {
+Deno.test("kv notification bus: a deleted channel that began again is followed, even past the old ids before a poll", async () => {
   const dir = await Deno.makeTempDir({ prefix: "anubis-bus-" });
   const path = `${dir}/bus.kv`;
   const kv = await Deno.openKv(path);
@@ -153,28 +159,55 @@ Deno.test("kv notification bus: a channel that expired and began again is follow
     raising.publish({ event: { type: "tools_list_changed" }, delivered: [] });
     raising.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
     assert.equal((await before).length, 2);
-    // What KV does once an idle channel's counter and messages expired: every key goes.
+    // Every key of the channel goes (a channel's counter never expires, but a
+    // database may be cleaned by hand, or an older instance's counter expired).
     const keys = await Array.fromAsync(kv.list({ prefix: ["anubis", "bus"] }), (e) => e.key);
     const op = kv.atomic();
     for (const key of keys) op.delete(key);
     await op.commit();
-    // The next message is id 1 again, published before the listener's next poll.
-    const after = received(listening, 1);
+    // As many messages as before, both before the listener's next poll.
+    const after = received(listening, 2);
     raising.publish({ event: { type: "resources_list_changed" }, delivered: [] });
+    raising.publish({ event: { type: "resource_updated", uri: "x" }, delivered: [] });
     const missed = new Promise<never>((_, reject) =>
       timer = setTimeout(
-        () => reject(new Error("the first message of the new channel was missed")),
+        () => reject(new Error("the new channel's messages were missed")),
         3_000,
       )
     );
-    assert.deepEqual((await Promise.race([after, missed]))[0].event, {
-      type: "resources_list_changed",
-    });
+    assert.deepEqual((await Promise.race([after, missed])).map((m) => m.event), [
+      { type: "resources_list_changed" },
+      { type: "resource_updated", uri: "x" },
+    ]);
   } finally {
     clearTimeout(timer);
     await listening.close();
     await raising.close();
     kv.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv notification bus: a channel's counter never expires, only its messages do", async () => {
+  const expiring = await ExpiringKv.open();
+  const listening = new KvNotificationBus(expiring, { pollIntervalMs: 5 });
+  const raising = new KvNotificationBus(expiring, { pollIntervalMs: 5 });
+  try {
+    await listening.start();
+    await raising.start();
+    const first = received(listening, 1);
+    raising.publish({ event: { type: "tools_list_changed" }, delivered: [] });
+    await first;
+    await expiring.advance(365 * 24 * 60 * 60_000); // a quiet year
+    assert.equal(await countKeys(expiring, ["anubis", "bus", "changes", "ev"]), 0);
+    assert.equal(expiring.deadline(["anubis", "bus", "changes", "id"]), undefined);
+    assert.notEqual((await expiring.get(["anubis", "bus", "changes", "id"])).value, null);
+    const second = received(listening, 1);
+    raising.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
+    assert.deepEqual((await second)[0].event, { type: "prompts_list_changed" });
+  } finally {
+    await listening.close();
+    await raising.close();
+    expiring.close();
   }
 });
