@@ -72,6 +72,8 @@ export interface KvEventStoreOptions {
 interface Counter {
   id: number;
   versionstamp: string | null;
+  /** Stored as decimal digits (one release wrote them) rather than a `KvU64`. */
+  digits?: boolean;
 }
 
 /** What the head of an event records besides its bytes. */
@@ -109,13 +111,17 @@ const CACHED_COUNTERS = 1_024;
  */
 export const COUNTER_GRACE_MS = 24 * 60 * 60_000;
 
-/** A counter as stored: its id as decimal UTF-8, or a `KvU64` in databases from before it expired. */
-type CounterValue = Uint8Array | KvU64Like;
+/**
+ * A counter as stored: a `KvU64`, which every release reads and older ones
+ * add to with `sum`, or its decimal digits as UTF-8, as one release wrote it.
+ */
+type CounterValue = KvU64Like | Uint8Array;
 
-function counterId(value: CounterValue | null): number {
-  if (value === null) return 0;
-  return value instanceof Uint8Array ? Number(decoder.decode(value)) : Number(value.value);
-}
+/** The `KvU64` class of the database's library (Deno's, or `npm:@deno/kv`'s). */
+type KvU64Class = new (value: bigint) => KvU64Like;
+
+/** Deno's `KvU64` on Deno; on Node, a store learns `@deno/kv`'s from the first counter it reads. */
+const DENO_KV_U64 = (globalThis as { Deno?: { KvU64?: KvU64Class } }).Deno?.KvU64;
 
 function positive(name: string, value: number): number {
   if (!(value > 0) || !Number.isFinite(value)) {
@@ -128,8 +134,8 @@ function positive(name: string, value: number): number {
  * The `EventStore` of `@anubis/core` on Deno KV (a `Deno.Kv`, or a `Kv` from
  * `npm:@deno/kv` on Node).
  *
- * - Keys: `[...prefix, sessionId, "id"]` holds the session's last id (its
- *   decimal digits), `[...prefix, sessionId, "ev", id]` an event, with its parts at
+ * - Keys: `[...prefix, sessionId, "id"]` holds the session's last id (a
+ *   `KvU64`), `[...prefix, sessionId, "ev", id]` an event, with its parts at
  *   `[..., id, 1]`… when it is over 60 KiB, and `[...prefix, sessionId,
  *   "blob", uuid, …]` events too big for one commit. The session id is a key
  *   part of its own, so no session can reach another's keys.
@@ -177,6 +183,8 @@ export class KvEventStore implements EventStore {
   readonly #wakeups = new Wakeups();
   /** The counter as this process last wrote it, per session. */
   readonly #counters = new Map<string, Counter>();
+  /** How to make a `KvU64` for this database, once known. */
+  #u64: KvU64Class | undefined = DENO_KV_U64;
 
   /**
    * Creates a store on `kv`.
@@ -318,7 +326,7 @@ export class KvEventStore implements EventStore {
       () => this.#kv.get<CounterValue>(this.#counterKey(sessionId)),
       this.#retryMs,
     );
-    return counterId(entry.value);
+    return this.#counterOf(entry).id;
   }
 
   /**
@@ -432,14 +440,18 @@ export class KvEventStore implements EventStore {
       let current = this.#counters.get(sessionId);
       if (!current || attempt > 0) current = await this.#readCounter(sessionId);
       const id = current.id + 1;
-      const op = this.#kv.atomic()
-        .check({ key, versionstamp: current.versionstamp })
-        // Refreshed on every append, like the events, but outliving them.
-        .set(key, encoder.encode(String(id)), this.#counterExpiry());
+      const op = this.#kv.atomic().check({ key, versionstamp: current.versionstamp });
+      // Refreshed on every append, like the events, but outliving them.
+      const expiryLeft = this.#writeCounter(op, key, current, id);
       write(op, id);
       const result = await retryLocked(() => op.commit(), this.#retryMs);
       if (result.ok) {
-        this.#remember(sessionId, { id, versionstamp: result.versionstamp });
+        this.#remember(sessionId, {
+          id,
+          versionstamp: result.versionstamp,
+          digits: current.digits,
+        });
+        if (expiryLeft) await this.#keepCounter(sessionId);
         return id;
       }
       if (Date.now() >= deadline) {
@@ -459,9 +471,7 @@ export class KvEventStore implements EventStore {
   async #readCounter(sessionId: string): Promise<Counter> {
     const key = this.#counterKey(sessionId);
     const entry = await retryLocked(() => this.#kv.get<CounterValue>(key), this.#retryMs);
-    if (entry.value !== null) {
-      return { id: counterId(entry.value), versionstamp: entry.versionstamp };
-    }
+    if (entry.value !== null) return this.#counterOf(entry);
     const prefix = this.#eventsPrefix(sessionId);
     const last = await retryLocked(async () => {
       for await (const e of this.#kv.list({ prefix }, { reverse: true, limit: 1 })) return e.key;
@@ -469,6 +479,34 @@ export class KvEventStore implements EventStore {
     const stored = last ? Number(last[prefix.length]) : 0;
     const base = this.#restartFromClock ? Math.floor(this.#now()) * 1_000 : 0;
     return { id: Math.max(stored, base), versionstamp: null };
+  }
+
+  /** A counter as read (learning the database's `KvU64` class from it). */
+  #counterOf(entry: { value: CounterValue | null; versionstamp: string | null }): Counter {
+    const { value, versionstamp } = entry;
+    if (value === null) return { id: 0, versionstamp: null };
+    if (value instanceof Uint8Array) {
+      return { id: Number(decoder.decode(value)), versionstamp, digits: true };
+    }
+    this.#u64 ??= value.constructor as KvU64Class;
+    return { id: Number(value.value), versionstamp };
+  }
+
+  /**
+   * Sets the counter from `from` to `id` in `op`: a `KvU64` with its expiry
+   * (digits stay digits until a `KvU64` can be made). Until this store knows
+   * the database's `KvU64` class (on Node, before it read a counter), it adds
+   * with `sum`, which takes no expiry, and returns `true`: the caller then
+   * gives the counter its expiry with {@link #keepCounter}.
+   */
+  #writeCounter(op: KvAtomic, key: KvKey, from: Counter, id: number): boolean {
+    if (this.#u64) op.set(key, new this.#u64(BigInt(id)), this.#counterExpiry());
+    else if (from.digits) op.set(key, encoder.encode(String(id)), this.#counterExpiry());
+    else {
+      op.sum(key, BigInt(from.versionstamp === null ? id : id - from.id));
+      return this.#counterTtlMs !== Infinity;
+    }
+    return false;
   }
 
   /** The `set` options of a counter: its expiry, unless it never expires. */
@@ -485,14 +523,13 @@ export class KvEventStore implements EventStore {
     const key = this.#counterKey(sessionId);
     const entry = await retryLocked(() => this.#kv.get<CounterValue>(key), this.#retryMs);
     if (entry.value === null) return;
-    const id = counterId(entry.value);
-    const result = await retryLocked(
-      () =>
-        this.#kv.atomic().check({ key, versionstamp: entry.versionstamp })
-          .set(key, encoder.encode(String(id)), this.#counterExpiry()).commit(),
-      this.#retryMs,
-    );
-    if (result.ok) this.#remember(sessionId, { id, versionstamp: result.versionstamp });
+    const counter = this.#counterOf(entry);
+    const result = await retryLocked(() => {
+      const op = this.#kv.atomic().check({ key, versionstamp: counter.versionstamp });
+      this.#writeCounter(op, key, counter, counter.id);
+      return op.commit();
+    }, this.#retryMs);
+    if (result.ok) this.#remember(sessionId, { ...counter, versionstamp: result.versionstamp });
   }
 
   #remember(sessionId: string, counter: Counter): void {

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import type { StoredEvent } from "@anubis/core";
 import { eventStoreContract } from "@anubis/core/testing";
-import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
-import type { KvLike } from "@anubis/core/kv";
+import { COUNTER_GRACE_MS, KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
+import type { KvKey, KvLike } from "@anubis/core/kv";
 import { tempKv } from "../core/kv/testdata/temp_kv.ts";
 import { ExpiringKv } from "./testdata/expiring_kv.ts";
 
@@ -50,7 +49,11 @@ Deno.test("events over one KV value, and over one commit, round-trip byte-exact"
     assert.equal(events[2].data, "small");
     for await (const entry of kv.list<unknown>({ prefix: ["anubis", "events"] })) {
       const value = entry.value;
-      assert.ok(value instanceof Uint8Array, "bytes, which Node reads too, the counter included");
+      if (entry.key.at(-1) === "id") {
+        assert.ok(value instanceof Deno.KvU64, "the counter, a KvU64 as every release reads it");
+        continue;
+      }
+      assert.ok(value instanceof Uint8Array, "bytes, which Node reads too");
       assert.ok(value.length <= 65_536);
     }
     await store.delete("s");
@@ -213,57 +216,35 @@ Deno.test("an append that keeps meeting a locked database fails closed", async (
   }
 });
 
-/** The rows of a KV file as its sqlite backend holds them: encoded key, expiry (-1 for none). */
-function kvRows(path: string): { key: Uint8Array; expiresAt: number }[] {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    return db.prepare("SELECT k, expiration_ms FROM kv").all().map((row) => ({
-      key: row.k as Uint8Array,
-      expiresAt: Number(row.expiration_ms),
-    }));
-  } finally {
-    db.close();
-  }
-}
-
-/** A key of string parts in KV's encoding (each part: 0x02, its UTF-8, 0x00). */
-function encodedKey(parts: string[]): Uint8Array {
-  return new Uint8Array(parts.flatMap((p) => [2, ...new TextEncoder().encode(p), 0]));
-}
-
 Deno.test("every key of a session expires, the id counter after all its events, refreshed on append", async () => {
-  const { kv, path, close } = await tempKv("events.kv");
+  // ExpiringKv records the expireIn each write asks for, on its own clock.
+  const expiring = await ExpiringKv.open();
   try {
-    const ttlMs = 60_000;
-    const store = new KvEventStore(kv, { ttlMs });
+    const store = new KvEventStore(expiring, { ttlMs: 60_000, now: () => expiring.now });
     await store.append("s", "small");
     await store.append("s", "x".repeat(100_000)); // parts
     await store.append("s", "z".repeat(2_500_000)); // a blob
-    const counter = encodedKey(["anubis", "events", "s", "id"]);
-    const expiries = () => {
-      const rows = kvRows(path);
-      assert.ok(rows.length > 5);
-      assert.equal(rows.filter((r) => r.expiresAt < 0).length, 0, "no key is kept forever");
-      const counterRow = rows.find((r) =>
-        r.key.length === counter.length && r.key.every((b, i) => b === counter[i])
+    const counter = ["anubis", "events", "s", "id"];
+    const expiries = async () => {
+      const keys = await Array.fromAsync(
+        expiring.list({ prefix: ["anubis"] }),
+        (e) => e.key as KvKey,
       );
-      assert.ok(counterRow, "the counter row");
-      const others = rows.filter((r) => r !== counterRow).map((r) => r.expiresAt);
-      return { counter: counterRow.expiresAt, events: Math.max(...others) };
+      assert.ok(keys.length > 5);
+      const deadlines = keys.map((key) => expiring.deadline(key));
+      assert.ok(deadlines.every((d) => d !== undefined), "no key is kept forever");
+      const others = keys.filter((k) => k.at(-1) !== "id").map((k) => expiring.deadline(k)!);
+      return { counter: expiring.deadline(counter)!, events: Math.max(...others) };
     };
-    const first = expiries();
-    // Expired keys stay readable up to a minute: the counter must outlast that.
-    assert.ok(
-      first.counter - first.events > 60_000,
-      `counter expires ${first.counter - first.events} ms after the last event`,
-    );
-    await new Promise((r) => setTimeout(r, 20));
+    const first = await expiries();
+    assert.equal(first.counter - first.events, COUNTER_GRACE_MS, "the counter outlives the events");
+    await expiring.advance(20);
     await store.append("s", "later");
-    const second = expiries();
-    assert.ok(second.counter >= first.counter + 20, "each append pushes the counter's expiry on");
-    assert.ok(second.counter - second.events > 60_000);
+    const second = await expiries();
+    assert.equal(second.counter, first.counter + 20, "each append pushes the counter's expiry on");
+    assert.equal(second.counter - second.events, COUNTER_GRACE_MS);
   } finally {
-    await close();
+    expiring.close();
   }
 });
 
@@ -374,4 +355,32 @@ Deno.test("a running tail keeps its session's counter alive; without one the cou
     stop.abort();
     expiring.close();
   }
+});
+
+Deno.test("the counter is a KvU64 that an older release, which adds with sum, goes on from", async () => {
+  await withStore({}, async (store, kv) => {
+    const key = ["anubis", "events", "s", "id"];
+    await store.append("s", "one");
+    const entry = await kv.get<Deno.KvU64>(key);
+    assert.ok(entry.value instanceof Deno.KvU64);
+    assert.equal(entry.value.value, 1n, "what an older release reads as latestId");
+    // An older instance appends: sum under the versionstamp check.
+    const older = await kv.atomic().check({ key, versionstamp: entry.versionstamp }).sum(key, 1n)
+      .commit();
+    assert.ok(older.ok, "no 'sum on a non-U64 value'");
+    assert.equal(await store.append("s", "three"), 3, "the stale cached counter is re-read");
+    assert.equal(await store.latestId("s"), 3);
+  });
+});
+
+Deno.test("a counter stored as decimal digits (one release wrote them) is read, continued and made a KvU64", async () => {
+  await withStore({}, async (store, kv) => {
+    const key = ["anubis", "events", "s", "id"];
+    await kv.atomic().set(key, new TextEncoder().encode("5")).commit();
+    assert.equal(await store.latestId("s"), 5);
+    assert.equal(await store.append("s", "six"), 6);
+    const entry = await kv.get<Deno.KvU64>(key);
+    assert.ok(entry.value instanceof Deno.KvU64);
+    assert.equal(entry.value.value, 6n);
+  });
 });

@@ -86,6 +86,9 @@ Deno.test("Deno and Node 20 (@deno/kv) share events and sessions in one KV file"
         { id: 2, data: "ü".repeat(70_000) },
         { id: 3, data: "node 3" },
       ], "Deno reads what Node wrote");
+      const nodeCounter = (await kv.get(["anubis", "events", "from-node", "id"])).value;
+      assert.ok(nodeCounter instanceof Deno.KvU64, "Node writes the counter as a KvU64 too");
+      assert.equal(nodeCounter.value, 3n);
       const sessions = new KvSessionStore(kv);
       const nodeSession = await sessions.load("node-session");
       assert.equal(nodeSession?.protocolVersion, "2025-03-26");
@@ -111,6 +114,9 @@ Deno.test("Deno and Node 20 (@deno/kv) share events and sessions in one KV file"
       const replayed = await events.replay("contended", 0);
       assert.equal(replayed.length, total);
       for (const [i, id] of ids.entries()) assert.equal(replayed[id - 1].data, `node ${i}`);
+      const contended = (await kv.get(["anubis", "events", "contended", "id"])).value;
+      assert.ok(contended instanceof Deno.KvU64);
+      assert.equal(contended.value, BigInt(total));
     } finally {
       kv.close();
     }
