@@ -9,7 +9,7 @@ import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anub
 import { DEFAULT_KV_PATH } from "@anubis/core/kv";
 import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
-import { serve, type SessionSignal } from "@anubis/transport-http";
+import { serve, type SessionBusMessage } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
 
 /**
@@ -155,7 +155,7 @@ export async function openStores(
  */
 export interface JoinedInstances {
   /** The bus the HTTP handlers of the instances share (with a KV session store only). */
-  sessionBus?: NotificationBus<SessionSignal>;
+  sessionBus?: NotificationBus<SessionBusMessage>;
   /** Disconnects and closes the buses (and the databases, unless handed in). */
   leave(): Promise<void>;
 }
@@ -213,9 +213,9 @@ export async function joinInstances(
     });
     buses.push(changes);
     await changes.start();
-    let sessions: KvNotificationBus<SessionSignal> | undefined;
+    let sessions: KvNotificationBus<SessionBusMessage> | undefined;
     if (sessionPath !== undefined) {
-      sessions = new KvNotificationBus<SessionSignal>(await kvs.open(sessionPath), {
+      sessions = new KvNotificationBus<SessionBusMessage>(await kvs.open(sessionPath), {
         channel: `${server.info.name}/sessions`,
       });
       buses.push(sessions);
