@@ -35,15 +35,6 @@ const hasExample = (doc: JsDoc | undefined) => doc?.tags?.some((tag) => tag.kind
 const MEMBERS_WITHOUT_EXAMPLES = new Set([
   "event-store-kv/mod.ts: KvEventStore",
   "event-store-kv/mod.ts: KvNotificationBus",
-  "transport-http/mod.ts: LegacyEndpoint",
-  "transport-http/mod.ts: OriginGuard",
-  "transport-http/mod.ts: PostStream",
-  "transport-http/mod.ts: PostStreams",
-  "transport-http/mod.ts: SessionTable",
-  "transport-http/mod.ts: SseStream",
-  "transport-http/mod.ts: StandaloneStream",
-  "transport-http/mod.ts: StatelessEndpoint",
-  "transport-http/mod.ts: StreamCounter",
 ]);
 
 /** The entry points of every workspace member, as paths from the root. */

@@ -142,6 +142,37 @@ export class LegacyEndpoint {
    * @param message The decoded message.
    * @param context The middleware's facts.
    * @returns The response.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
+   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const url = "http://localhost/mcp";
+   * const accept = "application/json, text/event-stream";
+   * const clientInfo = { name: "c", version: "1" };
+   * const opening = new Request(url, { method: "POST", headers: { accept } });
+   * const initialized = await legacy.post(opening, {
+   *   jsonrpc: "2.0",
+   *   id: 1,
+   *   method: "initialize",
+   *   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo },
+   * });
+   * const session = initialized.headers.get("mcp-session-id")!;
+   * const headers = { accept, "mcp-session-id": session };
+   * const ping = { jsonrpc: "2.0", id: 2, method: "ping" } as const;
+   * const response = await legacy.post(new Request(url, { method: "POST", headers }), ping);
+   * console.log(await response.json()); // { jsonrpc: "2.0", id: 2, result: {} }
+   * sessions.close();
+   * engine.close();
+   * ```
    */
   async post(
     request: Request,
@@ -191,6 +222,39 @@ export class LegacyEndpoint {
    * @param entries The classified batch entries.
    * @param context The middleware's facts.
    * @returns The response (the responses as one array, or 202).
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
+   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const url = "http://localhost/mcp";
+   * const accept = "application/json, text/event-stream";
+   * const clientInfo = { name: "c", version: "1" };
+   * const opening = new Request(url, { method: "POST", headers: { accept } });
+   * const initialized = await legacy.post(opening, {
+   *   jsonrpc: "2.0",
+   *   id: 1,
+   *   method: "initialize",
+   *   params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo },
+   * });
+   * const session = initialized.headers.get("mcp-session-id")!;
+   * const headers = { accept, "mcp-session-id": session };
+   * const response = await legacy.batch(new Request(url, { method: "POST", headers }), [
+   *   { kind: "request", message: { jsonrpc: "2.0", id: 2, method: "ping" } },
+   *   { kind: "request", message: { jsonrpc: "2.0", id: 3, method: "ping" } },
+   * ]);
+   * console.log((await response.json()).map((reply: { id: number }) => reply.id)); // [ 2, 3 ]
+   * sessions.close();
+   * engine.close();
+   * ```
    */
   async batch(
     request: Request,
@@ -231,6 +295,37 @@ export class LegacyEndpoint {
    * @param request The HTTP request.
    * @param context The middleware's facts (for a session restored on the way).
    * @returns The SSE response, or an error.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
+   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const url = "http://localhost/mcp";
+   * const accept = "application/json, text/event-stream";
+   * const clientInfo = { name: "c", version: "1" };
+   * const opening = new Request(url, { method: "POST", headers: { accept } });
+   * const initialized = await legacy.post(opening, {
+   *   jsonrpc: "2.0",
+   *   id: 1,
+   *   method: "initialize",
+   *   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo },
+   * });
+   * const session = initialized.headers.get("mcp-session-id")!;
+   * const headers = { accept: "text/event-stream", "mcp-session-id": session };
+   * const response = await legacy.get(new Request(url, { headers }));
+   * console.log(response.status, response.headers.get("content-type")); // 200 text/event-stream
+   * await response.body?.cancel();
+   * sessions.close();
+   * engine.close();
+   * ```
    */
   async get(request: Request, context?: RequestContext): Promise<Response> {
     const unsupported = this.#statelessOnly(request);
@@ -309,6 +404,37 @@ export class LegacyEndpoint {
    * @param request The HTTP request.
    * @param context The middleware's facts (for a session restored on the way).
    * @returns 200, or an error.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
+   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const url = "http://localhost/mcp";
+   * const accept = "application/json, text/event-stream";
+   * const clientInfo = { name: "c", version: "1" };
+   * const opening = new Request(url, { method: "POST", headers: { accept } });
+   * const initialized = await legacy.post(opening, {
+   *   jsonrpc: "2.0",
+   *   id: 1,
+   *   method: "initialize",
+   *   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo },
+   * });
+   * const session = initialized.headers.get("mcp-session-id")!;
+   * const headers = { "mcp-session-id": session };
+   * const end = () => legacy.delete(new Request(url, { method: "DELETE", headers }));
+   * console.log((await end()).status); // 200
+   * console.log((await end()).status); // 404: the session is gone
+   * sessions.close();
+   * engine.close();
+   * ```
    */
   async delete(request: Request, context?: RequestContext): Promise<Response> {
     const unsupported = this.#statelessOnly(request);

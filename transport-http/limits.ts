@@ -47,7 +47,19 @@ export class StreamCounter {
     this.#max = max;
   }
 
-  /** The number of open streams. */
+  /**
+   * The number of open streams.
+   *
+   * @example
+   * ```ts
+   * import { StreamCounter } from "@anubis/transport-http";
+   * const counter = new StreamCounter(10);
+   * const release = counter.acquire();
+   * console.log(counter.open); // 1
+   * release?.();
+   * console.log(counter.open); // 0
+   * ```
+   */
   get open(): number {
     return this.#open;
   }
@@ -56,6 +68,17 @@ export class StreamCounter {
    * Takes a slot.
    *
    * @returns The release function, or `undefined` when every slot is taken.
+   *
+   * @example
+   * ```ts
+   * import { StreamCounter } from "@anubis/transport-http";
+   * const counter = new StreamCounter(1);
+   * const release = counter.acquire();
+   * console.log(counter.acquire()); // undefined
+   * release?.();
+   * release?.(); // releasing twice frees one slot only
+   * console.log(counter.open, counter.acquire() !== undefined); // 0 true
+   * ```
    */
   acquire(): (() => void) | undefined {
     if (this.#open >= this.#max) return undefined;

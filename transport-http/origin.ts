@@ -118,6 +118,16 @@ export class OriginGuard {
    *
    * @param request The request.
    * @returns The refusal, or `undefined` when the request may proceed.
+   *
+   * @example
+   * ```ts
+   * import { OriginGuard } from "@anubis/transport-http";
+   * const guard = new OriginGuard({ allowedOrigins: ["https://app.example.com"] });
+   * const from = (origin: string) => new Request("http://localhost/mcp", { headers: { origin } });
+   * console.log(guard.check(from("https://app.example.com"))); // undefined
+   * console.log(guard.check(from("https://evil.example.com"))?.status); // 403
+   * console.log(guard.check(new Request("http://mcp.example.com/mcp"))?.status); // 421
+   * ```
    */
   check(request: Request): Refusal | undefined {
     // `has` first, as most requests carry no Origin. It is also the first

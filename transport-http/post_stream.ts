@@ -105,7 +105,25 @@ interface Connection {
  * ```
  */
 export class PostStream {
-  /** The body of the POST's response (priming first). */
+  /**
+   * The body of the POST's response (priming first).
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const post = streams.open("s1");
+   * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
+   * const text = await new Response(post.body.readable).text();
+   * console.log(text.split("\n\n")); // the priming event, then the response
+   * // [
+   * //   "id: 1-1\nretry: 1000\ndata: ",
+   * //   'id: 1-2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}',
+   * //   ""
+   * // ]
+   * ```
+   */
   readonly body: SseStream;
   readonly #streams: PostStreams;
   readonly #sessionId: string;
@@ -145,6 +163,20 @@ export class PostStream {
    * @param json The message as JSON text.
    * @param last Whether it is the stream's last (the response).
    * @returns Resolves once recorded and written.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
+   * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+   * const post = streams.open("s1");
+   * await post.send(progress);
+   * console.log(post.body.open); // true
+   * await post.send(result, true); // the last message ends the stream
+   * console.log(post.body.open); // false
+   * ```
    */
   send(json: string, last = false): Promise<void> {
     this.#chain = this.#chain.then(async () => {
@@ -161,7 +193,23 @@ export class PostStream {
     return this.#chain;
   }
 
-  /** Closes the current connection after what was sent; recording goes on. */
+  /**
+   * Closes the current connection after what was sent; recording goes on.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+   * const post = streams.open("s1");
+   * post.closeConnection(); // the client polls: it comes back with GET and Last-Event-ID 1-1
+   * await post.send(result, true);
+   * console.log((await new Response(post.body.readable).text()).includes("result")); // false
+   * const resumed = await streams.resume("s1", 1, 1);
+   * console.log((await new Response(resumed?.readable).text()).includes("result")); // true
+   * ```
+   */
   closeConnection(): void {
     this.#chain = this.#chain.then(() => {
       // A stream that could not be recorded cannot be resumed: keep it open.
@@ -172,7 +220,21 @@ export class PostStream {
     });
   }
 
-  /** Ends the stream without a last message (the work failed). */
+  /**
+   * Ends the stream without a last message (the work failed).
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const post = streams.open("s1");
+   * post.end();
+   * const text = await new Response(post.body.readable).text();
+   * console.log(JSON.stringify(text)); // "id: 1-1\nretry: 1000\ndata: \n\n"
+   * console.log(streams.live.size); // 0
+   * ```
+   */
   end(): void {
     this.#chain = this.#chain.then(() => this.#finish());
   }
@@ -184,6 +246,21 @@ export class PostStream {
    * @param cursor The last event id the client saw.
    * @returns The connection's SSE body.
    * @throws When the store cannot replay.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
+   * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+   * const post = streams.open("s1");
+   * await post.send(progress); // event 1-2
+   * const again = await post.attach(1); // the client reconnects after the priming event
+   * await post.send(result, true); // event 1-3
+   * const text = await new Response(again.readable).text();
+   * console.log(text.includes("id: 1-2"), text.includes("id: 1-3")); // true true
+   * ```
    */
   async attach(cursor: number): Promise<SseStream> {
     const connection: Connection = {
@@ -267,11 +344,51 @@ export class PostStream {
  * ```
  */
 export class PostStreams {
-  /** The event store. */
+  /**
+   * The event store.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const store = new MemoryEventStore();
+   * const streams = new PostStreams(store, { retryMs: 1000, keepAliveMs: 0 });
+   * await streams.open("s1").send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
+   * // The opening record, then the message tagged with the stream's key.
+   * console.log((await streams.store.replay("s1", 0)).map((event) => event.data));
+   * // [ "\n", '1\n{"jsonrpc":"2.0","id":1,"result":{}}' ]
+   * ```
+   */
   readonly store: EventStore;
-  /** Priming and keep-alive. */
+  /**
+   * Priming and keep-alive.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * console.log(streams.options); // { retryMs: 1000, keepAliveMs: 0 }
+   * ```
+   */
   readonly options: PostStreamOptions;
-  /** The streams whose request still runs here, by `<session id> <key>`. */
+  /**
+   * The streams whose request still runs here, by `<session id> <key>`.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
+   * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+   * const post = streams.open("s1");
+   * await post.send(progress);
+   * console.log([...streams.live.keys()]); // [ "s1 1" ]
+   * await post.send(result, true);
+   * console.log(streams.live.size); // 0
+   * ```
+   */
   readonly live: Map<string, PostStream> = new Map();
 
   /**
@@ -290,6 +407,18 @@ export class PostStreams {
    *
    * @param sessionId The session.
    * @returns The stream; its `body` answers the POST.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const post = streams.open("s1");
+   * post.end();
+   * const response = post.body.response();
+   * console.log(response.headers.get("content-type")); // text/event-stream
+   * console.log((await response.text()).startsWith("id: 1-1\n")); // true
+   * ```
    */
   open(sessionId: string): PostStream {
     return new PostStream(this, sessionId);
@@ -305,6 +434,26 @@ export class PostStreams {
    * @param cursor The last event id the client saw.
    * @returns The SSE body, or `undefined` when the session has no such stream (any more).
    * @throws When the store cannot replay.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const store = new MemoryEventStore();
+   * const options = { retryMs: 1000, keepAliveMs: 0 };
+   * const here = new PostStreams(store, options);
+   * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+   * const post = here.open("s1");
+   * post.closeConnection();
+   * await post.send(result, true);
+   * const elsewhere = new PostStreams(store, options); // another instance, sharing the store
+   * const resumed = await elsewhere.resume("s1", 1, 1);
+   * console.log(await new Response(resumed?.readable).text());
+   * // id: 1-2
+   * // event: message
+   * // data: {"jsonrpc":"2.0","id":1,"result":{}}
+   * console.log(await elsewhere.resume("s2", 1, 1)); // undefined
+   * ```
    */
   async resume(sessionId: string, key: number, cursor: number): Promise<SseStream | undefined> {
     const live = this.live.get(`${sessionId} ${key}`);
@@ -337,6 +486,21 @@ export class PostStreams {
    * @returns The events (data without the tag), or `undefined` when the
    * session's events do not hold the stream's opening (another session's
    * key, or one the store no longer retains).
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { PostStreams } from "@anubis/transport-http";
+   * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
+   * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
+   * const post = streams.open("s1");
+   * await post.send(progress);
+   * await post.send(result, true);
+   * const after = await streams.replay("s1", 1, 2); // stream 1 after event 2
+   * console.log(after?.map((event) => event.data)); // [ '{"jsonrpc":"2.0","id":1,"result":{}}' ]
+   * console.log(await streams.replay("s1", 2, 0)); // undefined: no stream opens at 2
+   * ```
    */
   async replay(
     sessionId: string,

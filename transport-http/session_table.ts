@@ -144,7 +144,26 @@ export class SessionTable {
     this.#links = new SessionLinks(options, (id) => this.#entries.get(id));
   }
 
-  /** The number of live sessions. */
+  /**
+   * The number of live sessions.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * table.create();
+   * table.create();
+   * console.log(table.size); // 2
+   * table.close();
+   * engine.close();
+   * ```
+   */
   get size(): number {
     return this.#entries.size;
   }
@@ -154,6 +173,22 @@ export class SessionTable {
    * is full (after expiring idle sessions).
    *
    * @returns The entry.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create();
+   * console.log(entry?.session.id, entry?.session.transport); // (32 hex digits) http
+   * table.close();
+   * engine.close();
+   * ```
    */
   create(): SessionEntry | undefined {
     // A sweep walks every session: forced only when the table is full, else
@@ -173,6 +208,23 @@ export class SessionTable {
    *
    * @param entry The session.
    * @returns Its stream.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * console.log(entry.stream); // undefined: most sessions never open one
+   * console.log(table.streamOf(entry) === table.streamOf(entry)); // true
+   * table.close();
+   * engine.close();
+   * ```
    */
   streamOf(entry: SessionEntry): StandaloneStream {
     return entry.stream ??= new StandaloneStream(entry.session.id!, this.#streamOptions);
@@ -190,6 +242,23 @@ export class SessionTable {
    * `"full"` when the session is stored but the table has no room for it.
    * @throws When the session store cannot be read, or the server refused to
    * restore the session (the caller answers an internal error).
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * console.log(await table.find(entry.session.id!, { transport: "http" }) === entry); // true
+   * console.log(await table.find("0123456789abcdef", { transport: "http" })); // undefined
+   * table.close();
+   * engine.close();
+   * ```
    */
   async find(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
     this.sweep(false);
@@ -221,6 +290,45 @@ export class SessionTable {
    *
    * @param entry The session.
    * @throws When the store fails.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine, type SessionRecord, type SessionStore } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const saved: SessionRecord[] = [];
+   * const sessionStore: SessionStore = {
+   *   save: (record) => Promise.resolve(void saved.push(record)),
+   *   load: () => Promise.resolve(undefined),
+   *   touch: () => Promise.resolve(),
+   *   delete: () => Promise.resolve(),
+   * };
+   * const table = new SessionTable(engine, {
+   *   maxSessions: 10,
+   *   idleMs: 60_000,
+   *   sessionStore,
+   *   stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
+   * });
+   * const entry = table.create()!;
+   * await engine.handle({
+   *   jsonrpc: "2.0",
+   *   id: 1,
+   *   method: "initialize",
+   *   params: {
+   *     protocolVersion: "2025-06-18",
+   *     capabilities: {},
+   *     clientInfo: { name: "c", version: "1" },
+   *   },
+   * }, { transport: "http", session: entry.session });
+   * await table.persist(entry);
+   * await table.persist(entry); // unchanged: not saved again
+   * console.log(saved.length, saved[0].protocolVersion); // 1 2025-06-18
+   * table.close();
+   * engine.close();
+   * ```
    */
   async persist(entry: SessionEntry): Promise<void> {
     const store = this.#options.sessionStore;
@@ -245,6 +353,27 @@ export class SessionTable {
    *
    * @param entry The session.
    * @param signal The connection's signal: aborts when it ends.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * const connection = await table.streamOf(entry).attach(undefined, false);
+   * table.hold(entry, connection.signal);
+   * entry.session.lastActivity = 0; // the client POSTs nothing while it listens
+   * await connection.readable.cancel(); // it leaves: its idle time counts from now
+   * table.sweep(true);
+   * console.log(table.size); // 1
+   * table.close();
+   * engine.close();
+   * ```
    */
   hold(entry: SessionEntry, signal: AbortSignal): void {
     this.#links.hold(entry, signal);
@@ -256,6 +385,24 @@ export class SessionTable {
    *
    * @param entry The session.
    * @param response The client's response.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * // Answers nothing this instance (or, without a session bus, any other) asked: dropped.
+   * table.answer(entry, { jsonrpc: "2.0", id: "anubis-0123456789abcdef-1", result: {} });
+   * console.log(table.size); // 1
+   * table.close();
+   * engine.close();
+   * ```
    */
   answer(entry: SessionEntry, response: JsonRpcResultResponse | JsonRpcErrorResponse): void {
     this.#links.answer(entry, response);
@@ -267,6 +414,23 @@ export class SessionTable {
    *
    * @param entry The session.
    * @throws When the event store or session store fails.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * await table.end(entry);
+   * console.log(table.size, entry.session.closed); // 0 true
+   * table.close();
+   * engine.close();
+   * ```
    */
   async end(entry: SessionEntry): Promise<void> {
     await this.#options.stream.eventStore?.delete(entry.session.id!);
@@ -278,6 +442,24 @@ export class SessionTable {
    * Forgets a session locally (a failed handshake, idle expiry, shutdown).
    *
    * @param entry The session.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * table.discard(entry);
+   * const found = await table.find(entry.session.id!, { transport: "http" });
+   * console.log(table.size, found); // 0 undefined
+   * table.close();
+   * engine.close();
+   * ```
    */
   discard(entry: SessionEntry): void {
     const id = entry.session.id!;
@@ -292,6 +474,24 @@ export class SessionTable {
    * the table at most once a second, and only once a session can have expired.
    *
    * @param force Sweep now rather than when the next session can expire.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * table.create();
+   * table.create()!.session.lastActivity = Date.now() - 120_000; // idle for two minutes
+   * table.sweep(true);
+   * console.log(table.size); // 1
+   * table.close();
+   * engine.close();
+   * ```
    */
   sweep(force: boolean): void {
     const now = Date.now();
@@ -320,7 +520,26 @@ export class SessionTable {
     this.#nextSweep = Math.max(now + 1000, nextExpiry);
   }
 
-  /** Closes every session and stream, and leaves the session bus. */
+  /**
+   * Closes every session and stream, and leaves the session bus.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * const connection = await table.streamOf(entry).attach(undefined, false);
+   * table.close();
+   * console.log(table.size, connection.open, entry.session.closed); // 0 false true
+   * engine.close();
+   * ```
+   */
   close(): void {
     this.#links.close();
     for (const entry of [...this.#entries.values()]) this.discard(entry);

@@ -54,7 +54,19 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * ```
  */
 export class SseStream {
-  /** The response body. */
+  /**
+   * The response body.
+   *
+   * @example
+   * ```ts
+   * import { encodeSseMessage, SseStream } from "@anubis/transport-http";
+   * const stream = new SseStream();
+   * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}', 1));
+   * stream.close();
+   * console.log(JSON.stringify(await new Response(stream.readable).text()));
+   * // "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n"
+   * ```
+   */
   readonly readable: ReadableStream<Uint8Array>;
   readonly #ended = new AbortController();
   #controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -79,12 +91,33 @@ export class SseStream {
     }
   }
 
-  /** Aborts when the stream ended: closed by the server or cancelled by the client. */
+  /**
+   * Aborts when the stream ended: closed by the server or cancelled by the client.
+   *
+   * @example
+   * ```ts
+   * import { SseStream } from "@anubis/transport-http";
+   * const stream = new SseStream();
+   * stream.signal.addEventListener("abort", () => console.log("ended")); // ended
+   * await stream.readable.cancel(); // the client went away
+   * ```
+   */
   get signal(): AbortSignal {
     return this.#ended.signal;
   }
 
-  /** Whether writes still reach the client. */
+  /**
+   * Whether writes still reach the client.
+   *
+   * @example
+   * ```ts
+   * import { SseStream } from "@anubis/transport-http";
+   * const stream = new SseStream();
+   * console.log(stream.open); // true
+   * stream.close();
+   * console.log(stream.open); // false
+   * ```
+   */
   get open(): boolean {
     return !this.#ended.signal.aborted;
   }
@@ -94,6 +127,16 @@ export class SseStream {
    *
    * @param bytes Encoded events or comments.
    * @returns `false` when the stream has ended (or just ended because the client reads too slowly).
+   *
+   * @example
+   * ```ts
+   * import { encodeSseComment, SseStream } from "@anubis/transport-http";
+   * const stream = new SseStream({ maxBufferedBytes: 1024 });
+   * console.log(stream.write(encodeSseComment("hi"))); // true
+   * // Nobody reads: beyond the 64 KiB queue plus `maxBufferedBytes` the stream ends.
+   * console.log(stream.write(encodeSseComment("x".repeat(70_000)))); // false
+   * console.log(stream.open); // false
+   * ```
    */
   write(bytes: Uint8Array): boolean {
     if (!this.open) return false;
@@ -110,7 +153,19 @@ export class SseStream {
     return true;
   }
 
-  /** Ends the stream after what was written. */
+  /**
+   * Ends the stream after what was written (and stops its keep-alive timer).
+   *
+   * @example
+   * ```ts
+   * import { encodeSseComment, SseStream } from "@anubis/transport-http";
+   * const stream = new SseStream({ keepAliveMs: 15_000 });
+   * stream.write(encodeSseComment("last"));
+   * stream.close();
+   * console.log(stream.write(encodeSseComment("late"))); // false
+   * console.log(JSON.stringify(await new Response(stream.readable).text())); // ": last\n\n"
+   * ```
+   */
   close(): void {
     this.#end(true);
   }
@@ -120,6 +175,17 @@ export class SseStream {
    *
    * @param headers Extra headers.
    * @returns A 200 `text/event-stream` response.
+   *
+   * @example
+   * ```ts
+   * import { SseStream } from "@anubis/transport-http";
+   * const stream = new SseStream();
+   * const response = stream.response({ "mcp-session-id": "s1" });
+   * console.log(response.headers.get("content-type")); // text/event-stream
+   * console.log(response.headers.get("mcp-session-id")); // s1
+   * await response.body?.cancel();
+   * console.log(stream.open); // false
+   * ```
    */
   response(headers?: Record<string, string>): Response {
     return new Response(this.readable, {

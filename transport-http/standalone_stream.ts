@@ -73,7 +73,17 @@ interface Connection {
  * ```
  */
 export class StandaloneStream {
-  /** The session id. */
+  /**
+   * The session id.
+   *
+   * @example
+   * ```ts
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const standalone = new StandaloneStream("s1", options);
+   * console.log(standalone.sessionId); // s1
+   * ```
+   */
   readonly sessionId: string;
   readonly #options: StandaloneStreamOptions;
   #connection?: Connection;
@@ -98,7 +108,22 @@ export class StandaloneStream {
     this.#options = options;
   }
 
-  /** Whether a client connection is attached. */
+  /**
+   * Whether a client connection is attached.
+   *
+   * @example
+   * ```ts
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const standalone = new StandaloneStream("s1", options);
+   * console.log(standalone.attached); // false
+   * const stream = await standalone.attach(undefined, false);
+   * console.log(standalone.attached); // true
+   * await stream.readable.cancel(); // the client went away
+   * console.log(standalone.attached); // false
+   * standalone.close();
+   * ```
+   */
   get attached(): boolean {
     return this.#connection !== undefined;
   }
@@ -110,6 +135,23 @@ export class StandaloneStream {
    *
    * @param message The message.
    * @returns Resolves when the message was recorded and written.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const eventStore = new MemoryEventStore();
+   * const standalone = new StandaloneStream("s1", {
+   *   eventStore,
+   *   retryMs: 1000,
+   *   graceMs: 1000,
+   *   keepAliveMs: 0,
+   * });
+   * // No client is attached, but the message is recorded for one that resumes.
+   * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+   * console.log((await eventStore.replay("s1", 0)).map((event) => event.id)); // [ 1 ]
+   * standalone.close();
+   * ```
    */
   send(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) return Promise.resolve();
@@ -146,6 +188,23 @@ export class StandaloneStream {
    * @param priming Whether the client's version expects a priming event (2025-11-25 on).
    * @returns The connection's SSE body.
    * @throws When the store cannot prime or replay (the caller fails closed).
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const standalone = new StandaloneStream("s1", {
+   *   eventStore: new MemoryEventStore(),
+   *   retryMs: 1000,
+   *   graceMs: 1000,
+   *   keepAliveMs: 0,
+   * });
+   * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+   * const stream = await standalone.attach(0, true); // Last-Event-ID: 0
+   * standalone.close();
+   * const text = await new Response(stream.readable).text();
+   * console.log(text.startsWith("id: 0\nretry: 1000\n"), text.includes("id: 1\n")); // true true
+   * ```
    */
   async attach(lastEventId: number | undefined, priming: boolean): Promise<SseStream> {
     clearTimeout(this.#grace);
@@ -200,6 +259,23 @@ export class StandaloneStream {
    * Deletes the session's recorded events (on `DELETE`).
    *
    * @throws When the store fails; the stream is left as it was so the client can retry.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const eventStore = new MemoryEventStore();
+   * const standalone = new StandaloneStream("s1", {
+   *   eventStore,
+   *   retryMs: 1000,
+   *   graceMs: 1000,
+   *   keepAliveMs: 0,
+   * });
+   * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+   * await standalone.deleteEvents();
+   * console.log(await eventStore.replay("s1", 0)); // []
+   * standalone.close();
+   * ```
    */
   async deleteEvents(): Promise<void> {
     await this.#options.eventStore?.delete(this.sessionId);
@@ -208,6 +284,23 @@ export class StandaloneStream {
   /**
    * The attached connection's place among the session's streams (the store
    * id of its opening record), or `undefined` without a store or connection.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const standalone = new StandaloneStream("s1", {
+   *   eventStore: new MemoryEventStore(),
+   *   ordered: true,
+   *   retryMs: 1000,
+   *   graceMs: 1000,
+   *   keepAliveMs: 0,
+   * });
+   * console.log(standalone.order); // undefined
+   * await standalone.attach(undefined, false);
+   * console.log(standalone.order); // 1
+   * standalone.close();
+   * ```
    */
   get order(): number | undefined {
     return this.#connection?.order;
@@ -222,6 +315,17 @@ export class StandaloneStream {
    * session and its recording go on.
    *
    * @param order The other stream's {@link order}, if it has one.
+   *
+   * @example
+   * ```ts
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const standalone = new StandaloneStream("s1", options);
+   * const stream = await standalone.attach(undefined, false);
+   * standalone.supersede(undefined); // the client opened the stream at another instance
+   * console.log(stream.open, standalone.attached); // false false
+   * standalone.close();
+   * ```
    */
   supersede(order: number | undefined): void {
     const connection = this.#connection;
@@ -234,7 +338,21 @@ export class StandaloneStream {
     }
   }
 
-  /** Closes the connection and stops recording (the session ended). */
+  /**
+   * Closes the connection and stops recording (the session ended).
+   *
+   * @example
+   * ```ts
+   * import { StandaloneStream } from "@anubis/transport-http";
+   * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const standalone = new StandaloneStream("s1", options);
+   * const stream = await standalone.attach(undefined, false);
+   * standalone.close();
+   * // Neither delivered nor recorded any more:
+   * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+   * console.log(stream.open, standalone.attached); // false false
+   * ```
+   */
   close(): void {
     this.#closed = true;
     this.#recording = false;

@@ -80,6 +80,47 @@ export class StatelessEndpoint {
   /**
    * Shuts down: cancels every in-flight request, which is answered with 503
    * (listen streams end through the engine's own close, with their result).
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1",
+   *   tools: [{
+   *     name: "wait",
+   *     description: "Waits until cancelled",
+   *     inputSchema: { type: "object" },
+   *     handler: (_args: Record<string, never>, frame) =>
+   *       new Promise<string>((resolve) => {
+   *         if (frame.signal.aborted) resolve("cancelled");
+   *         frame.signal.addEventListener("abort", () => resolve("cancelled"));
+   *       }),
+   *   }],
+   * });
+   * const engine = new Engine(server, { registry: createDefaultRegistry() });
+   * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
+   * const endpoint = new StatelessEndpoint(engine, new StreamCounter(10), limits);
+   * const url = "http://localhost/mcp";
+   * const _meta = {
+   *   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+   *   "io.modelcontextprotocol/clientCapabilities": {},
+   * };
+   * const headers = {
+   *   "mcp-protocol-version": "2026-07-28",
+   *   "mcp-method": "tools/call",
+   *   "mcp-name": "wait",
+   * };
+   * const request = new Request(url, { method: "POST", headers });
+   * const params = { name: "wait", _meta };
+   * const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params } as const;
+   * const pending = endpoint.post(request, call, "2026-07-28");
+   * endpoint.close();
+   * console.log((await pending).status); // 503
+   * engine.close();
+   * ```
    */
   close(): void {
     this.#closed = true;
@@ -94,6 +135,25 @@ export class StatelessEndpoint {
    * @param request The HTTP request.
    * @param message The unclaimed message.
    * @returns The response, or `undefined` when the message is legacy traffic.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
+   * const endpoint = new StatelessEndpoint(engine, new StreamCounter(10), limits);
+   * const url = "http://localhost/mcp";
+   * const ping = { jsonrpc: "2.0", id: 1, method: "ping" } as const; // no `_meta` claim
+   * const headers = { "mcp-protocol-version": "2026-07-28" };
+   * const claimsStateless = new Request(url, { method: "POST", headers });
+   * console.log(endpoint.unclaimed(claimsStateless, ping)?.status); // 400
+   * console.log(endpoint.unclaimed(new Request(url, { method: "POST" }), ping)); // undefined
+   * engine.close();
+   * ```
    */
   unclaimed(request: Request, message: JsonRpcRequest | JsonRpcNotification): Response | undefined {
     const header = request.headers.get("mcp-protocol-version")?.trim();
@@ -116,6 +176,37 @@ export class StatelessEndpoint {
    * @param version The claimed version.
    * @param context The middleware's facts.
    * @returns The response: 400 from the ladder, 202 for a notification, else JSON or SSE.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
+   * const endpoint = new StatelessEndpoint(engine, new StreamCounter(10), limits);
+   * const url = "http://localhost/mcp";
+   * const _meta = {
+   *   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+   *   "io.modelcontextprotocol/clientCapabilities": {},
+   * };
+   * const discover = {
+   *   jsonrpc: "2.0",
+   *   id: 1,
+   *   method: "server/discover",
+   *   params: { _meta },
+   * } as const;
+   * const bare = new Request(url, { method: "POST" }); // no MCP-Protocol-Version, no Mcp-Method
+   * console.log((await endpoint.post(bare, discover, "2026-07-28")).status); // 400
+   * const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" };
+   * const request = new Request(url, { method: "POST", headers });
+   * const response = await endpoint.post(request, discover, "2026-07-28");
+   * console.log(response.status, response.headers.get("content-type")); // 200 application/json
+   * await response.body?.cancel();
+   * engine.close();
+   * ```
    */
   post(
     request: Request,
