@@ -33,16 +33,3 @@ export type SessionBusMessage =
     sessionId: string;
     message: JsonRpcResultResponse | JsonRpcErrorResponse;
   };
-
-/**
- * The former name of {@link SessionBusMessage}.
- *
- * @deprecated Use {@link SessionBusMessage}.
- *
- * @example
- * ```ts
- * import type { SessionSignal } from "@anubis/transport-http";
- * const message: SessionSignal = { type: "stream_opened", sessionId: "3f2a…" };
- * ```
- */
-export type SessionSignal = SessionBusMessage;
