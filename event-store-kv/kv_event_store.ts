@@ -166,7 +166,17 @@ function positive(name: string, value: number): number {
  * ```
  */
 export class KvEventStore implements EventStore {
-  /** Other processes share the events: retention is the store's (see `EventStore.shared`). */
+  /**
+   * Other processes share the events: retention is the store's (see `EventStore.shared`).
+   *
+   * @example
+   * ```ts
+   * import { KvEventStore } from "@anubis/event-store-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * console.log(new KvEventStore(kv).shared); // true
+   * kv.close();
+   * ```
+   */
   readonly shared = true;
   readonly #kv: KvLike;
   readonly #prefix: readonly KvKeyPart[];

@@ -111,6 +111,17 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * publish after this resolves are delivered. Idempotent.
    *
    * @returns Resolves once following.
+   *
+   * @example
+   * ```ts
+   * import { KvNotificationBus } from "@anubis/event-store-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const bus = new KvNotificationBus(kv, { channel: "docs" });
+   * await bus.start();
+   * await bus.start(); // a second call changes nothing
+   * await bus.close();
+   * kv.close();
+   * ```
    */
   async start(): Promise<void> {
     if (this.#following) return;
@@ -123,6 +134,20 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * dropped: delivery between instances is best effort).
    *
    * @param message The change and the sessions already served.
+   *
+   * @example
+   * ```ts
+   * import { KvNotificationBus } from "@anubis/event-store-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const [a, b] = [new KvNotificationBus(kv), new KvNotificationBus(kv)];
+   * await b.start();
+   * const heard = new Promise((resolve) => b.subscribe(resolve));
+   * a.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
+   * console.log(await heard); // { event: { type: "prompts_list_changed" }, delivered: [] }
+   * await a.close();
+   * await b.close();
+   * kv.close();
+   * ```
    */
   publish(message: M): void {
     const envelope: Envelope<M> = { origin: this.#origin, ...message };
@@ -140,6 +165,17 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    *
    * @param listener Called once per message.
    * @returns A function that unregisters it.
+   *
+   * @example
+   * ```ts
+   * import { KvNotificationBus } from "@anubis/event-store-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const bus = new KvNotificationBus(kv);
+   * const unsubscribe = bus.subscribe((message) => console.log(message));
+   * unsubscribe(); // the listener hears nothing from now on
+   * await bus.close();
+   * kv.close();
+   * ```
    */
   subscribe(listener: (message: M) => void): () => void {
     this.#listeners.add(listener);
@@ -151,6 +187,16 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * made with `closeKv`.
    *
    * @returns Resolves when stopped.
+   *
+   * @example
+   * ```ts
+   * import { KvNotificationBus } from "@anubis/event-store-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const bus = new KvNotificationBus(kv, { closeKv: true });
+   * await bus.start();
+   * bus.publish({ event: { type: "tools_list_changed" }, delivered: [] });
+   * await bus.close(); // the publish is written, following stops, and kv is closed
+   * ```
    */
   async close(): Promise<void> {
     this.#stop.abort();

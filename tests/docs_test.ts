@@ -27,16 +27,6 @@ interface DocNode {
 
 const hasExample = (doc: JsDoc | undefined) => doc?.tags?.some((tag) => tag.kind === "example");
 
-/**
- * Exported classes whose members still lack examples (136 members when the
- * member check came). Remove a class once its members have them; the test
- * fails for a listed class that no longer needs to be here.
- */
-const MEMBERS_WITHOUT_EXAMPLES = new Set([
-  "event-store-kv/mod.ts: KvEventStore",
-  "event-store-kv/mod.ts: KvNotificationBus",
-]);
-
 /** The entry points of every workspace member, as paths from the root. */
 async function entryPoints(): Promise<string[]> {
   const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
@@ -90,7 +80,6 @@ Deno.test("every exported symbol has JSDoc with an @example", async () => {
 
 Deno.test("every method and property of an exported class has an @example", async () => {
   const missing: string[] = [];
-  const pending = new Set<string>();
   let seen = 0;
   for (const [file, module] of Object.entries(await docNodes())) {
     for (const symbol of module.symbols ?? []) {
@@ -100,15 +89,13 @@ Deno.test("every method and property of an exported class has an @example", asyn
         const members = [...declaration.def?.methods ?? [], ...declaration.def?.properties ?? []];
         for (const member of members) {
           seen++;
-          if (hasExample(member.jsDoc)) continue;
-          if (MEMBERS_WITHOUT_EXAMPLES.has(owner)) pending.add(owner);
-          else missing.push(`${owner}${member.isStatic ? "." : "#"}${member.name}`);
+          if (!hasExample(member.jsDoc)) {
+            missing.push(`${owner}${member.isStatic ? "." : "#"}${member.name}`);
+          }
         }
       }
     }
   }
   assert.ok(seen > 50, `only ${seen} class members found: did the doc JSON format change?`);
   assert.deepEqual(missing, []);
-  // A class whose members all have examples now leaves the list.
-  assert.deepEqual([...MEMBERS_WITHOUT_EXAMPLES].filter((owner) => !pending.has(owner)), []);
 });
