@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { defineServer, type McpServer } from "@anubis/core";
+import { MemoryEventStore } from "@anubis/event-store-memory";
 import { KvEventStore, KvNotificationBus } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
 import type { HttpHandlerOptions, SessionBusMessage } from "@anubis/transport-http";
@@ -312,5 +313,23 @@ Deno.test("instances: a GET at B closes A's older stream although B's clock is b
     } finally {
       Date.now = now;
     }
+  });
+});
+
+Deno.test("instances: with an event store per instance, a GET at B still closes A's stream", async () => {
+  // Each instance numbers the session on its own store, so those ids say
+  // nothing about which GET is newer: the announcement alone decides.
+  await withTwoHandlers({
+    a: { eventStore: new MemoryEventStore() },
+    b: { eventStore: new MemoryEventStore() },
+  }, async ({ a, b }) => {
+    const sessionId = await initialize(a.url, VERSION);
+    const first = new SseReader(await open(a.url, sessionId));
+    assert.equal((await first.next())?.data, ""); // priming
+    const second = new SseReader(await open(b.url, sessionId));
+    assert.equal((await second.next())?.data, ""); // priming
+    assert.deepEqual(await within(3_000, first.rest(), "A's stream closing"), []);
+    assert.equal(a.handler.openStreams, 0);
+    await second.cancel();
   });
 });

@@ -140,7 +140,10 @@ export class SessionTable {
   constructor(engine: Engine, options: SessionTableOptions) {
     this.#engine = engine;
     this.#options = options;
-    this.#streamOptions = { ...options.stream, ordered: options.sessionBus !== undefined };
+    // Store ids order GETs across instances only when every instance appends
+    // to the same store; otherwise an announced GET simply closes the one here.
+    const ordered = options.sessionBus !== undefined && options.stream.eventStore?.shared === true;
+    this.#streamOptions = { ...options.stream, ordered };
     this.#links = new SessionLinks(options, (id) => this.#entries.get(id));
   }
 
