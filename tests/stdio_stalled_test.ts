@@ -5,6 +5,8 @@
  */
 
 import assert from "node:assert/strict";
+import { serveStdio } from "@anubis/transport-stdio";
+import server from "../examples/everything.ts";
 import { statelessToolsList as request } from "./stdio_child.ts";
 
 const ROOT = new URL("..", import.meta.url);
@@ -71,4 +73,41 @@ Deno.test("stdio: the end of stdin while nobody reads stdout exits 0 within the 
   assert.equal(status.code, 0, stderr());
   console.log(`exited ${Date.now() - sent} ms after the end of stdin`);
   await child.stdout.cancel();
+});
+
+Deno.test("stdio: input that arrives while the output is full does not hide the end of input", async () => {
+  // In process, with streams: a client that never reads, sends more while the
+  // output is full, then closes its end. Serving ends within the grace period.
+  const encoder = new TextEncoder();
+  let input!: ReadableStreamDefaultController<Uint8Array>;
+  const readable = new ReadableStream<Uint8Array>({ start: (c) => void (input = c) });
+  let stalled!: () => void;
+  const writable = new WritableStream<Uint8Array>({
+    // The first write never completes until the test lets it go.
+    write: () => new Promise<void>((resolve) => (stalled = resolve)),
+  }, { highWaterMark: 1 });
+  const served = serveStdio(server, {
+    readable,
+    writable,
+    gracePeriodMs: 300,
+    highWaterMark: 1024,
+    redirectConsole: false,
+  });
+  let requests = "";
+  for (let id = 1; id <= 50; id++) requests += request(id);
+  input.enqueue(encoder.encode(requests));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  input.enqueue(encoder.encode(request(999)));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  input.enqueue(encoder.encode(request(1000)));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  input.close();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    served.then(() => "served"),
+    new Promise((resolve) => (timer = setTimeout(resolve, 5_000, "still serving"))),
+  ]);
+  clearTimeout(timer);
+  stalled?.();
+  assert.equal(outcome, "served");
 });

@@ -68,6 +68,9 @@ export interface StdioOptions {
 
 const WHITESPACE = /^[\s]*$/;
 
+/** Input read ahead while the output is full, kept until it drains (about one pipe read). */
+const HELD_INPUT_BYTES = 64 * 1024;
+
 type DenoLike = {
   stdin: { readable: ReadableStream<Uint8Array> };
   stdout: { writable: WritableStream<Uint8Array> };
@@ -163,19 +166,38 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     running++;
     serveDecoded(engine, decoded, session, exchange, write, finished);
   };
+  // Input read while the output is full waits here (up to HELD_INPUT_BYTES),
+  // so reading goes on far enough to see a short tail of input end.
+  const held: Uint8Array[] = [];
+  let heldBytes = 0;
   try {
     let ahead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-    while (true) {
-      if (lines.full) {
-        // Backpressure: nobody reads the output, so take no more work. One
-        // read ahead still sees the input end (an abort cancels it too).
+    let ended = false;
+    while (!ended) {
+      // Backpressure: nobody reads the output, so take no more work; an end of
+      // input (or an abort, which cancels the read) still ends the wait.
+      while (lines.full && !options.signal?.aborted) {
+        if (heldBytes >= HELD_INPUT_BYTES) {
+          await Promise.race([lines.ready, aborted]);
+          continue;
+        }
         ahead ??= reader.read();
-        const ended = await Promise.race([lines.ready.then(() => false), ahead.then(isDone)]);
-        if (ended) break;
-        // A chunk came first: it waits for the output to drain, or for an abort.
-        if (lines.full) await Promise.race([lines.ready, aborted]);
-        if (options.signal?.aborted) break;
+        const next = await Promise.race([lines.ready.then(() => undefined), ahead]);
+        if (next === undefined) break; // drained; the pending read is kept
+        ahead = undefined;
+        if (next.done) {
+          ended = true;
+          break;
+        }
+        held.push(next.value);
+        heldBytes += next.value.byteLength;
       }
+      if (options.signal?.aborted) break;
+      for (const chunk of held.splice(0)) {
+        for (const line of splitter.pushText(chunk)) dispatch(line);
+      }
+      heldBytes = 0;
+      if (ended || lines.full) continue;
       const { value, done } = await (ahead ?? reader.read());
       ahead = undefined;
       if (done) break;
@@ -204,10 +226,6 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   // Output nobody read is dropped; waiting for the stream would wait for that reader.
   else writer.abort(new Error("the grace period ended before the output was read")).catch(() => {});
   restoreConsole?.();
-}
-
-function isDone(result: ReadableStreamReadResult<Uint8Array>): boolean {
-  return result.done;
 }
 
 function isBlank(payload: string | Uint8Array): boolean {
