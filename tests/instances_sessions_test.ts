@@ -95,6 +95,13 @@ function open(url: string, sessionId: string): Promise<Response> {
   });
 }
 
+/** Opens the session's standalone stream and reads its priming event. */
+async function openPrimed(url: string, sessionId: string): Promise<SseReader> {
+  const stream = new SseReader(await open(url, sessionId));
+  assert.equal((await stream.next())?.data, ""); // priming
+  return stream;
+}
+
 /** The test server, refusing to restore sessions (seed 000 `handle_session_expired`). */
 function refusingServer(): McpServer {
   const server = testServer();
@@ -155,8 +162,7 @@ Deno.test("instances: a session held only by its GET stream outlives sessionIdle
     await withTwoHandlers({ a: idle, b: idle }, async ({ a, b }) => {
       const sessionId = await initialize(a.url, VERSION);
       const opened = performance.now();
-      const stream = new SseReader(await open(a.url, sessionId));
-      assert.equal((await stream.next())?.data, ""); // priming
+      const stream = await openPrimed(a.url, sessionId);
       // Only the stream is active: it touches the record every quarter of the
       // idle time, past the idle time and on.
       await within(20_000, until(() => touches.at(-1)!.at - opened > 1_500), "touches");
@@ -216,10 +222,8 @@ Deno.test("instances: an elicitation answer posted to the other instance reaches
 Deno.test("instances: a GET stream opened at B closes the session's older one at A", async () => {
   await withTwoHandlers({}, async ({ a, b }) => {
     const sessionId = await initialize(a.url, VERSION);
-    const first = new SseReader(await open(a.url, sessionId));
-    assert.equal((await first.next())?.data, ""); // priming
-    const second = new SseReader(await open(b.url, sessionId));
-    assert.equal((await second.next())?.data, ""); // priming
+    const first = await openPrimed(a.url, sessionId);
+    const second = await openPrimed(b.url, sessionId);
     // A's stream ends (the client has one standalone stream, now at B)…
     assert.deepEqual(await within(3_000, first.rest(), "A's stream closing"), []);
     assert.equal(a.handler.openStreams, 0);
@@ -299,13 +303,11 @@ Deno.test("instances: only answers to another instance's requests travel on the 
 Deno.test("instances: a GET at B closes A's older stream although B's clock is behind", async () => {
   await withTwoHandlers({}, async ({ a, b }) => {
     const sessionId = await initialize(a.url, VERSION);
-    const first = new SseReader(await open(a.url, sessionId));
-    assert.equal((await first.next())?.data, ""); // priming
+    const first = await openPrimed(a.url, sessionId);
     const now = Date.now;
     Date.now = () => now() - 60_000; // B's clock (the process's, here) a minute behind
     try {
-      const second = new SseReader(await open(b.url, sessionId));
-      assert.equal((await second.next())?.data, ""); // priming
+      const second = await openPrimed(b.url, sessionId);
       assert.deepEqual(await within(3_000, first.rest(), "A's stream closing"), []);
       await new Promise((resolve) => setTimeout(resolve, 200)); // A's stream_opened was heard
       assert.equal(b.handler.openStreams, 1, "B's newer stream stays open");
@@ -324,10 +326,8 @@ Deno.test("instances: with an event store per instance, a GET at B still closes 
     b: { eventStore: new MemoryEventStore() },
   }, async ({ a, b }) => {
     const sessionId = await initialize(a.url, VERSION);
-    const first = new SseReader(await open(a.url, sessionId));
-    assert.equal((await first.next())?.data, ""); // priming
-    const second = new SseReader(await open(b.url, sessionId));
-    assert.equal((await second.next())?.data, ""); // priming
+    const first = await openPrimed(a.url, sessionId);
+    const second = await openPrimed(b.url, sessionId);
     assert.deepEqual(await within(3_000, first.rest(), "A's stream closing"), []);
     assert.equal(a.handler.openStreams, 0);
     await second.cancel();
