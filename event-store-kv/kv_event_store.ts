@@ -332,11 +332,7 @@ export class KvEventStore implements EventStore {
    * ```
    */
   async latestId(sessionId: string): Promise<number> {
-    const entry = await retryLocked(
-      () => this.#kv.get<CounterValue>(this.#counterKey(sessionId)),
-      this.#retryMs,
-    );
-    return this.#counterOf(entry).id;
+    return (await this.#getCounter(sessionId)).id;
   }
 
   /**
@@ -479,9 +475,8 @@ export class KvEventStore implements EventStore {
    * the clock if that is higher, so it also passes every id given before.
    */
   async #readCounter(sessionId: string): Promise<Counter> {
-    const key = this.#counterKey(sessionId);
-    const entry = await retryLocked(() => this.#kv.get<CounterValue>(key), this.#retryMs);
-    if (entry.value !== null) return this.#counterOf(entry);
+    const counter = await this.#getCounter(sessionId);
+    if (counter.versionstamp !== null) return counter;
     const prefix = this.#eventsPrefix(sessionId);
     const last = await retryLocked(async () => {
       for await (const e of this.#kv.list({ prefix }, { reverse: true, limit: 1 })) return e.key;
@@ -489,6 +484,12 @@ export class KvEventStore implements EventStore {
     const stored = last ? Number(last[prefix.length]) : 0;
     const base = this.#restartFromClock ? Math.floor(this.#now()) * 1_000 : 0;
     return { id: Math.max(stored, base), versionstamp: null };
+  }
+
+  /** The counter key as stored (`{ id: 0, versionstamp: null }` when missing). */
+  async #getCounter(sessionId: string): Promise<Counter> {
+    const key = this.#counterKey(sessionId);
+    return this.#counterOf(await retryLocked(() => this.#kv.get<CounterValue>(key), this.#retryMs));
   }
 
   /** A counter as read (learning the database's `KvU64` class from it). */
@@ -531,9 +532,8 @@ export class KvEventStore implements EventStore {
   async #keepCounter(sessionId: string): Promise<void> {
     if (this.#counterTtlMs === Infinity) return;
     const key = this.#counterKey(sessionId);
-    const entry = await retryLocked(() => this.#kv.get<CounterValue>(key), this.#retryMs);
-    if (entry.value === null) return;
-    const counter = this.#counterOf(entry);
+    const counter = await this.#getCounter(sessionId);
+    if (counter.versionstamp === null) return;
     const result = await retryLocked(() => {
       const op = this.#kv.atomic().check({ key, versionstamp: counter.versionstamp });
       this.#writeCounter(op, key, counter, counter.id);
