@@ -194,10 +194,7 @@ export class SessionTable {
    * ```
    */
   create(): SessionEntry | undefined {
-    // A sweep walks every session: forced only when the table is full, else
-    // on its own schedule (sweeping on every initialize made n sessions O(n²)).
-    this.sweep(this.#entries.size >= this.#options.maxSessions);
-    if (this.#entries.size >= this.#options.maxSessions) return undefined;
+    if (this.#full()) return undefined;
     const session: Session = this.#engine.createSession({
       id: newSessionId(),
       transport: "http",
@@ -553,6 +550,14 @@ export class SessionTable {
    * one last saved or loaded it: the subscriptions and the log level (the
    * client may set them at any instance). Assigns stay as they are here.
    */
+  /** Whether the table has no room for another session, after expiring idle ones. */
+  #full(): boolean {
+    // A sweep walks every session: forced only when the table is full, else
+    // on its own schedule (sweeping on every initialize made n sessions O(n²)).
+    this.sweep(this.#entries.size >= this.#options.maxSessions);
+    return this.#entries.size >= this.#options.maxSessions;
+  }
+
   #refresh(entry: SessionEntry, record: SessionRecord): SessionEntry {
     const key = JSON.stringify({ ...record, updatedAt: 0 });
     if (key === entry.saved) return entry;
@@ -591,8 +596,7 @@ export class SessionTable {
   async #restore(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
     const record = await this.#options.sessionStore!.load(id);
     if (!record || record.id !== id) return undefined;
-    this.sweep(this.#entries.size >= this.#options.maxSessions);
-    if (this.#entries.size >= this.#options.maxSessions) return "full";
+    if (this.#full()) return "full";
     // A refused restore (`handleSessionExpired` threw) rejects: the session
     // exists, so the caller answers an internal error, not 404.
     const session: Session = await this.#engine.restoreSession(record, {
