@@ -9,6 +9,7 @@
 import { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
+import { EMPTY } from "./frame_context.ts";
 import type {
   JsonRpcErrorResponse,
   JsonRpcMessage,
@@ -40,7 +41,6 @@ export interface SessionOptions {
 }
 
 const KEEP_REASONS = { keepReasons: true };
-const NO_FACTS: Readonly<Record<string, never>> = Object.freeze({});
 
 /** A deep copy of JSON data with every object and array frozen. */
 function frozenCopy<T>(value: T): T {
@@ -315,8 +315,8 @@ export class Session {
    */
   closed = false;
 
-  #clientInfo: Partial<Implementation> = NO_FACTS;
-  #clientCapabilities: ClientCapabilities = NO_FACTS;
+  #clientInfo: Partial<Implementation> = EMPTY;
+  #clientCapabilities: ClientCapabilities = EMPTY;
   // Made on first use: most sessions never subscribe, and an idle one holds no requests.
   #subscriptions: Set<string> | undefined;
   #inflight: Map<RequestId, Cancellation> | undefined;
