@@ -12,6 +12,11 @@ import { KvSessionStore } from "@anubis/session-kv";
 import { serve, type SessionBusMessage } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
 
+/** Rethrows a failure to open or first read a KV database as the CLI reports it. */
+function cannotOpen(error: unknown): never {
+  throw new Error(`cannot open the KV store: ${(error as Error).message}`);
+}
+
 /**
  * The KV databases of one `serve`, one handle per path: the event store, the
  * session store and the buses on one file share it instead of each opening
@@ -49,12 +54,7 @@ export class KvDatabases {
   open(path: string): Promise<Deno.Kv> {
     let kv = this.#opening.get(path);
     if (!kv) {
-      kv = openKvPath(path).then(
-        (opened) => (this.#opened.push(opened), opened),
-        (error) => {
-          throw new Error(`cannot open the KV store: ${(error as Error).message}`);
-        },
-      );
+      kv = openKvPath(path).then((opened) => (this.#opened.push(opened), opened), cannotOpen);
       this.#opening.set(path, kv);
     }
     return kv;
@@ -212,14 +212,14 @@ export async function joinInstances(
       channel: server.info.name,
     });
     buses.push(changes);
-    await changes.start();
+    await changes.start().catch(cannotOpen);
     let sessions: KvNotificationBus<SessionBusMessage> | undefined;
     if (sessionPath !== undefined) {
       sessions = new KvNotificationBus<SessionBusMessage>(await kvs.open(sessionPath), {
         channel: `${server.info.name}/sessions`,
       });
       buses.push(sessions);
-      await sessions.start();
+      await sessions.start().catch(cannotOpen);
     }
     const disconnect = server.notify.connect(changes);
     return {
@@ -231,10 +231,7 @@ export async function joinInstances(
     };
   } catch (error) {
     await leaveBuses();
-    const message = (error as Error).message;
-    throw new Error(
-      message.startsWith("cannot open") ? message : `cannot open the KV store: ${message}`,
-    );
+    throw error;
   }
 }
 
