@@ -24,6 +24,7 @@ import { exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonResponse } from "./responses.ts";
 import type { SessionEntry, SessionTable } from "./session_table.ts";
+import type { SseStream } from "./sse_stream.ts";
 
 /** The JSON-RPC code the legacy transport uses for an unknown session (as the official SDK). */
 const SESSION_NOT_FOUND = -32001;
@@ -63,6 +64,12 @@ function tooManySessions(id: RequestId | null): Response {
   return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", undefined, {
     "retry-after": "5",
   });
+}
+
+/** Gives a stream's slot back when the stream ends, or now if it already has. */
+function releaseOnEnd(stream: SseStream, release: () => void): void {
+  if (stream.open) stream.signal.addEventListener("abort", release, { once: true });
+  else release();
 }
 
 function notAcceptable(id: RequestId | null, what: string): Response {
@@ -360,8 +367,7 @@ export class LegacyEndpoint {
     // A superseded connection gave its slot back while attaching: take it.
     // This one may itself have been superseded meanwhile: it holds nothing.
     const slot = release ?? this.#streams.acquire();
-    if (stream.signal.aborted) slot?.();
-    else if (slot) stream.signal.addEventListener("abort", slot, { once: true });
+    if (slot) releaseOnEnd(stream, slot);
     this.#sessions.hold(found, stream.signal);
     return stream.response({ "mcp-session-id": session.id! });
   }
@@ -390,8 +396,7 @@ export class LegacyEndpoint {
         "Bad Request: Last-Event-ID names no stream of this session",
       );
     }
-    if (stream.open) stream.signal.addEventListener("abort", release, { once: true });
-    else release();
+    releaseOnEnd(stream, release);
     session.lastActivity = Date.now();
     return stream.response({ "mcp-session-id": session.id! });
   }
