@@ -24,7 +24,10 @@ export interface DispatchTarget {
   supportedVersions(): string[];
 }
 
-/** Carries a handler's `NO_REPLY` out of the routing. */
+/**
+ * Carries a request that gets no response out to the engine: a handler's
+ * `NO_REPLY`, or a stateless request cancelled before it asked for input.
+ */
 export class NoReply extends Error {}
 
 const UNWRAPPED = new Set(["initialize", "ping", "server/discover", "subscriptions/listen"]);

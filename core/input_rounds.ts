@@ -9,6 +9,7 @@
  */
 
 import type { Cancellation } from "./cancellation.ts";
+import { NoReply } from "./dispatch.ts";
 import type { InputCollector } from "./frame.ts";
 import type { JsonRpcRequest } from "./json_rpc.ts";
 import { RequestStateCodec } from "./request_state.ts";
@@ -27,9 +28,6 @@ function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {
     ? ""
     : RequestStateCodec.argumentsDigest(request.params!.arguments);
 }
-
-/** A request cancelled by its client before it asked for input: it gets no response. */
-class CancelledBeforeInput extends Error {}
 
 /**
  * Runs a multi round-trip capable request: answers in, `input_required` out.
@@ -80,7 +78,7 @@ export async function withInputs(
   });
   if (result !== undefined) return result;
   // Cancelled before it asked: the client wants no answer, not another round.
-  if (cancellation.aborted) throw new CancelledBeforeInput();
+  if (cancellation.aborted) throw new NoReply();
   cancellation.abort("input required");
   // Earlier rounds' answers plus the ones this round used; unknown extra
   // keys the client sent are not carried on.
