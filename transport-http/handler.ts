@@ -196,12 +196,14 @@ export function createHttpHandler(
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
     const type = request.headers.get("content-type");
     if (type === null || !JSON_TYPE.test(type)) {
-      await request.body?.cancel();
-      return errorResponseOf(
-        415,
-        null,
-        ErrorCode.INVALID_REQUEST,
-        "Unsupported Media Type: Content-Type must be application/json",
+      return await refuse(
+        request,
+        errorResponseOf(
+          415,
+          null,
+          ErrorCode.INVALID_REQUEST,
+          "Unsupported Media Type: Content-Type must be application/json",
+        ),
       );
     }
     const body = await readBody(request, maxBodyBytes);
