@@ -95,6 +95,32 @@ export function reportUnencodable({ message, reason, replaced }: UnencodableMess
   );
 }
 
+/**
+ * The error for a server-to-client request that {@link encodeOutbound}
+ * dropped, so its sender (`elicit()`, `sample()`...) fails at once instead of
+ * waiting for an answer until its timeout; `undefined` for anything else
+ * (a notification, a response, a batch), which nobody waits on.
+ *
+ * @param message The message that could not be encoded.
+ * @returns The error to reject the write with, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { unsentRequestError } from "@anubis/core";
+ * console.log(unsentRequestError({ jsonrpc: "2.0", method: "notifications/progress" })); // undefined
+ * const error = unsentRequestError({ jsonrpc: "2.0", id: "a-1", method: "roots/list" });
+ * console.log(error?.message); // roots/list could not be encoded as JSON, so it was not sent
+ * ```
+ */
+export function unsentRequestError(
+  message: JsonRpcMessage | readonly JsonRpcMessage[],
+): TypeError | undefined {
+  if (Array.isArray(message)) return undefined;
+  const single = message as JsonRpcMessage;
+  if (!("method" in single && "id" in single)) return undefined;
+  return new TypeError(`${single.method} could not be encoded as JSON, so it was not sent`);
+}
+
 function encodeFallback(
   message: JsonRpcMessage | readonly JsonRpcMessage[],
   error: unknown,

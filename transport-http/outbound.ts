@@ -6,7 +6,12 @@
  * @module
  */
 
-import { encodeOutbound, type JsonRpcMessage, reportUnencodable } from "@anubis/core";
+import {
+  encodeOutbound,
+  type JsonRpcMessage,
+  reportUnencodable,
+  unsentRequestError,
+} from "@anubis/core";
 
 /**
  * Encodes an outbound message (or batch) as JSON text with `encodeOutbound`
@@ -47,8 +52,6 @@ export function encodeForHttp(
  * ```
  */
 export function notSent(message: JsonRpcMessage): Promise<void> {
-  if (!("method" in message && "id" in message)) return Promise.resolve();
-  return Promise.reject(
-    new TypeError(`${message.method} could not be encoded as JSON, so it was not sent`),
-  );
+  const unsent = unsentRequestError(message);
+  return unsent ? Promise.reject(unsent) : Promise.resolve();
 }

@@ -5,7 +5,12 @@
  * @module
  */
 
-import { encodeOutbound, type JsonRpcMessage, type UnencodableMessage } from "@anubis/core";
+import {
+  encodeOutbound,
+  type JsonRpcMessage,
+  type UnencodableMessage,
+  unsentRequestError,
+} from "@anubis/core";
 
 const encoder = new TextEncoder();
 const DONE: Promise<void> = Promise.resolve();
@@ -192,12 +197,8 @@ export class LineWriter {
     const text = encodeOutbound(message, this.#onUnencodable);
     if (text === undefined) {
       // A dropped request would leave its sender waiting for an answer: tell it now.
-      if (!Array.isArray(message) && "method" in message && "id" in message) {
-        return Promise.reject(
-          new TypeError(`${message.method} could not be encoded as JSON, so it was not sent`),
-        );
-      }
-      return this.#flushing ?? DONE;
+      const unsent = unsentRequestError(message);
+      return unsent ? Promise.reject(unsent) : this.#flushing ?? DONE;
     }
     this.#pending += text + "\n";
     this.#buffered += text.length + 1;
