@@ -42,6 +42,9 @@ export interface SessionOptions {
 
 const KEEP_REASONS = { keepReasons: true };
 
+/** How every server-to-client request id begins: `anubis-<hex>-<n>`. */
+const REQUEST_ID_HEAD = "anubis-";
+
 /** A deep copy of JSON data with every object and array frozen. */
 function frozenCopy<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
@@ -336,24 +339,28 @@ export class Session {
   }
 
   /**
-   * The prefix of the ids of the server-to-client requests this session
-   * object sent (`anubis-<hex>-`), or `undefined` before its first one: an
-   * answer with another prefix is to a request another instance sent.
+   * Whether `id` is the id of a server-to-client request that another
+   * session object sent (`anubis-<hex>-<n>` with a prefix other than this
+   * one's): an answer to it belongs to the instance that asked.
+   *
+   * @param id An answer's id.
+   * @returns True for another session object's request id.
    *
    * @example
    * ```ts
    * import { Session } from "@anubis/core";
    * const session = new Session({ transport: "stdio" });
-   * console.log(session.requestIdPrefix); // undefined
    * const emit = () => Promise.resolve();
    * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
-   * console.log(session.requestIdPrefix?.startsWith("anubis-")); // true
+   * console.log(session.askedElsewhere("anubis-0123456789abcdef-1")); // true
+   * console.log(session.askedElsewhere(7)); // false: no server issued it
    * session.close();
    * await asked.catch(() => {});
    * ```
    */
-  get requestIdPrefix(): string | undefined {
-    return this.#idPrefix;
+  askedElsewhere(id: unknown): boolean {
+    return typeof id === "string" && id.startsWith(REQUEST_ID_HEAD) &&
+      (this.#idPrefix === undefined || !id.startsWith(this.#idPrefix));
   }
 
   /**
@@ -473,7 +480,7 @@ export class Session {
     }
     // A random prefix per session object: two instances serving one session
     // (each counting from 1) never issue the same id.
-    this.#idPrefix ??= `anubis-${randomHex(8)}-`;
+    this.#idPrefix ??= `${REQUEST_ID_HEAD}${randomHex(8)}-`;
     const id = `${this.#idPrefix}${++this.#nextId}`;
     return new Promise((resolve, reject) => {
       const finish = () => {

@@ -157,10 +157,7 @@ export class SessionLinks {
   answer(entry: SessionEntry, response: JsonRpcResultResponse | JsonRpcErrorResponse): void {
     const { session } = entry;
     if (session.resolve(response)) return;
-    const id = response.id;
-    if (typeof id !== "string" || !id.startsWith("anubis-")) return;
-    const own = session.requestIdPrefix;
-    if (own !== undefined && id.startsWith(own)) return;
+    if (!session.askedElsewhere(response.id)) return;
     this.#options.sessionBus?.publish({
       type: "response",
       sessionId: session.id!,
