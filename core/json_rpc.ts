@@ -292,9 +292,27 @@ export function decodeMessage(text: string | Uint8Array): Decoded {
   try {
     value = JSON.parse(typeof text === "string" ? text : utf8.decode(text));
   } catch {
-    return { kind: "invalid", error: errorResponse(null, ErrorCode.PARSE_ERROR, "Parse error") };
+    return notJson();
   }
   return classifyMessage(value);
+}
+
+/**
+ * The classification of a payload that is not JSON: `-32700` with `id: null`.
+ * For a transport that parses the payload itself (`Request.json()`) and
+ * classifies the value with {@link classifyMessage}.
+ *
+ * @returns The `invalid` classification carrying the parse error.
+ *
+ * @example
+ * ```ts
+ * import { notJson } from "@anubis/core";
+ * const decoded = notJson();
+ * if (decoded.kind === "invalid") console.log(decoded.error.error.code); // -32700
+ * ```
+ */
+export function notJson(): Decoded {
+  return { kind: "invalid", error: errorResponse(null, ErrorCode.PARSE_ERROR, "Parse error") };
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core";
+
 /**
  * Reads a request body as text (invalid UTF-8 becomes U+FFFD, as
  * `Request.text()` does; decoding strictly would cost more than the rest of
@@ -31,6 +33,55 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
     }
     return await request.text();
   }
+  return await readUnannounced(request, maxBytes);
+}
+
+/**
+ * Reads and classifies a JSON-RPC body under the same bound as
+ * {@link readBody}. A body whose length is announced is parsed by
+ * `Request.json()`: on `Deno.serve` that takes a body already received
+ * without a stream, which is markedly cheaper than `text()` once the
+ * request's headers have been read. Text that is not JSON gives the `-32700`
+ * classification; a failing read rejects.
+ *
+ * @param request The request.
+ * @param maxBytes The bound.
+ * @returns The classification, or `undefined` when the body is too large.
+ *
+ * @example
+ * ```ts
+ * import { readMessage } from "@anubis/transport-http";
+ * const post = (body: string) => new Request("http://localhost/mcp", { method: "POST", body });
+ * console.log((await readMessage(post('{"jsonrpc":"2.0","id":1,"method":"ping"}'), 1024))?.kind); // request
+ * console.log((await readMessage(post("{not json"), 1024))?.kind); // invalid
+ * console.log(await readMessage(post("0123456789"), 4)); // undefined
+ * ```
+ */
+export async function readMessage(
+  request: Request,
+  maxBytes: number,
+): Promise<Decoded | undefined> {
+  const length = request.headers.get("content-length");
+  if (length === null) {
+    const text = await readUnannounced(request, maxBytes);
+    return text === undefined ? undefined : decodeMessage(text);
+  }
+  if (Number(length) > maxBytes) {
+    await request.body?.cancel();
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = await request.json();
+  } catch (error) {
+    if (error instanceof SyntaxError) return notJson();
+    throw error;
+  }
+  return classifyMessage(value);
+}
+
+/** Reads a body without `Content-Length`, stopping once it passes `maxBytes`. */
+async function readUnannounced(request: Request, maxBytes: number): Promise<string | undefined> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const decoder = new TextDecoder();

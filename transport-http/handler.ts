@@ -13,8 +13,6 @@
 
 import {
   classifyEra,
-  type Decoded,
-  decodeMessage,
   Engine,
   ErrorCode,
   type EventStore,
@@ -25,7 +23,7 @@ import {
 } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { MemoryEventStore } from "@anubis/event-store-memory";
-import { readBody } from "./body.ts";
+import { readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
@@ -206,8 +204,8 @@ export function createHttpHandler(
         ),
       );
     }
-    const body = await readBody(request, maxBodyBytes);
-    if (body === undefined) {
+    const decoded = await readMessage(request, maxBodyBytes);
+    if (decoded === undefined) {
       return errorResponseOf(
         413,
         null,
@@ -215,7 +213,6 @@ export function createHttpHandler(
         `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
       );
     }
-    const decoded: Decoded = decodeMessage(body);
     switch (decoded.kind) {
       case "invalid":
         return jsonResponse(decoded.error, 400);
