@@ -6,13 +6,14 @@
  * @module
  */
 
+import { andThen } from "./awaitable.ts";
 import type { Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Frame } from "./frame.ts";
 import type { JsonRpcRequest } from "./json_rpc.ts";
 import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./routes.ts";
 import * as s from "./schema.ts";
-import { type McpServer, NO_REPLY } from "./server.ts";
+import { type Awaitable, type McpServer, NO_REPLY } from "./server.ts";
 import type { Session } from "./session.ts";
 import type { LogLevel } from "./types.ts";
 
@@ -43,6 +44,8 @@ function methodSet(dialect: Dialect): Set<string> {
  * Runs a request through `handleRequest` (when defined) and the default
  * routing. `checkedMeta` is the `_meta` schema the request's envelope was
  * already validated with (stateless era), so the params check skips it.
+ * The result is the handler's own: a value when it answered at once, else a
+ * promise; a refusal may throw at once.
  */
 export function dispatch(
   target: DispatchTarget,
@@ -51,7 +54,7 @@ export function dispatch(
   frame: Frame,
   session?: Session,
   checkedMeta?: s.Schema | null,
-): Promise<Record<string, unknown>> {
+): Awaitable<Record<string, unknown>> {
   const { method } = request;
   const known = methodSet(dialect).has(method);
   const handleRequest = target.server.definition.handleRequest;
@@ -59,7 +62,9 @@ export function dispatch(
   if (!handleRequest || UNWRAPPED.has(method)) {
     return route(target, request, dialect, frame, session, checkedMeta, known);
   }
-  const next = () => route(target, request, dialect, frame, session, checkedMeta, known);
+  // The middleware gets a promise whatever the route does: a refusal rejects it.
+  const next = async () =>
+    await route(target, request, dialect, frame, session, checkedMeta, known);
   return Promise.resolve(handleRequest(request, frame, next)).then((result) => {
     if (result === NO_REPLY) throw new NoReply();
     return result;
@@ -101,7 +106,7 @@ export function admit(
   return params;
 }
 
-async function route(
+function route(
   target: DispatchTarget,
   request: JsonRpcRequest,
   dialect: Dialect,
@@ -109,7 +114,7 @@ async function route(
   session: Session | undefined,
   checkedMeta: s.Schema | null | undefined,
   known: boolean,
-): Promise<Record<string, unknown>> {
+): Awaitable<Record<string, unknown>> {
   const { method } = request;
   const params = admit(target, request, dialect, checkedMeta, known);
   const server = target.server;
@@ -122,9 +127,10 @@ async function route(
         supportedVersions: target.supportedVersions(),
         capabilities: dialect.serverCapabilities(caps),
       };
-      const text = await instructions(server, frame);
-      if (text !== undefined) result.instructions = text;
-      return result;
+      return andThen(instructions(server, frame), (text) => {
+        if (text !== undefined) result.instructions = text;
+        return result;
+      });
     }
     case "logging/setLevel":
       session!.logLevel = params.level as LogLevel;

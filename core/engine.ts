@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isThenable } from "./awaitable.ts";
 import type { Dialect } from "./dialect.ts";
 import { admit, dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
@@ -553,7 +554,8 @@ export class Engine {
     const cancellation = session.track(id);
     try {
       const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
-      const result = await dispatch(this, request, dialect, frame, session);
+      const outcome = dispatch(this, request, dialect, frame, session);
+      const result = isThenable(outcome) ? await outcome : outcome;
       if (cancellation.aborted) return undefined;
       return {
         message: resultResponse(
@@ -607,14 +609,20 @@ export class Engine {
     const retry = params.inputResponses !== undefined || params.requestState !== undefined;
     try {
       let result: Record<string, unknown> | undefined;
+      const definition = this.server.definition;
       if (inputs) {
-        const run = async () => {
-          await this.server.definition.init?.(clientInfo, frame);
-          return await dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
-        };
-        result = await withInputs(this.server, request, run, inputs, cancellation);
+        const work = () => dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+        // Without an init hook the work starts at once, with no wrapper of its own.
+        const run = definition.init
+          ? async () => {
+            await definition.init!(clientInfo, frame);
+            return await work();
+          }
+          : work;
+        const outcome = withInputs(this.server, request, run, inputs, cancellation);
+        result = isThenable(outcome) ? await outcome : outcome;
       } else if (request.method === "subscriptions/listen") {
-        await this.server.definition.init?.(clientInfo, frame);
+        await definition.init?.(clientInfo, frame);
         // Served here, not by the routing, but admitted the same way.
         const { notifications } = admit(this, request, dialect, this.#metaSchema);
         const graceful = await this.#hub.listen(
@@ -627,8 +635,9 @@ export class Engine {
         if (!graceful) return undefined;
         result = { _meta: { [MetaKey.subscriptionId]: request.id } };
       } else {
-        await this.server.definition.init?.(clientInfo, frame);
-        result = await dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+        if (definition.init) await definition.init(clientInfo, frame);
+        const outcome = dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+        result = isThenable(outcome) ? await outcome : outcome;
       }
       if (cancellation.aborted && result.resultType !== "input_required") return undefined;
       const encoded = dialect.encodeResult(

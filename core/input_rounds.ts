@@ -8,12 +8,13 @@
  * @module
  */
 
+import { isThenable } from "./awaitable.ts";
 import type { Cancellation } from "./cancellation.ts";
 import { NoReply } from "./dispatch.ts";
 import type { InputCollector } from "./frame.ts";
 import type { JsonRpcRequest } from "./json_rpc.ts";
 import { RequestStateCodec } from "./request_state.ts";
-import type { McpServer } from "./server.ts";
+import type { Awaitable, McpServer } from "./server.ts";
 
 /** The methods whose handlers may ask for input in the stateless era. */
 export const MRTR_METHODS: ReadonlySet<string> = new Set([
@@ -29,8 +30,23 @@ function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {
     : RequestStateCodec.argumentsDigest(request.params!.arguments);
 }
 
+/** What earlier rounds left: their answers, their count, the arguments' digest once made. */
+interface EarlierRounds {
+  readonly answers: Readonly<Record<string, unknown>>;
+  readonly round: number;
+  readonly digest: string | undefined;
+}
+
+/** The name (or URI) the state is bound to. */
+function targetOf(request: JsonRpcRequest): string {
+  const params = request.params!;
+  return String(request.method === "resources/read" ? params.uri : params.name);
+}
+
 /**
  * Runs a multi round-trip capable request: answers in, `input_required` out.
+ * Synchronous when the request carries no state and the work answers at
+ * once (a handler that never waited cannot have been parked).
  *
  * @param server The server (its `requestState` seals and opens the state).
  * @param request The request.
@@ -39,36 +55,82 @@ function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {
  * @param cancellation Aborted when the handler is parked.
  * @returns The handler's result, or the `input_required` result.
  */
-export async function withInputs(
+export function withInputs(
   server: McpServer,
   request: JsonRpcRequest,
-  run: () => Promise<Record<string, unknown>>,
+  run: () => Awaitable<Record<string, unknown>>,
+  inputs: InputCollector,
+  cancellation: Cancellation,
+): Awaitable<Record<string, unknown>> {
+  if (typeof request.params!.requestState === "string") {
+    return resume(server, request, run, inputs, cancellation);
+  }
+  return inputRound(server, request, run, inputs, cancellation, FIRST_ROUND);
+}
+
+/** Before the first round: nothing answered yet (shared, never written). */
+const FIRST_ROUND: EarlierRounds = Object.freeze({
+  answers: Object.freeze({}),
+  round: 0,
+  digest: undefined,
+});
+
+/** Opens the state a retry carries, then runs the round with its answers. */
+async function resume(
+  server: McpServer,
+  request: JsonRpcRequest,
+  run: () => Awaitable<Record<string, unknown>>,
   inputs: InputCollector,
   cancellation: Cancellation,
 ): Promise<Record<string, unknown>> {
-  const params = request.params!;
-  const target = String(request.method === "resources/read" ? params.uri : params.name);
   // The state is bound to the arguments too; the digest is made only when a
   // state is opened or sealed, at most once.
-  let digest: string | undefined;
-  let round = 0;
-  let carried: Record<string, unknown> = {};
-  if (typeof params.requestState === "string") {
-    const state = await server.requestState.open(
-      params.requestState,
-      request.method,
-      target,
-      digest = await argumentsDigestOf(request),
-    );
-    carried = state.answers;
-    Object.assign(inputs.answers, carried);
-    round = state.round;
-  }
-  Object.assign(inputs.answers, params.inputResponses as Record<string, unknown> | undefined);
+  const digest = await argumentsDigestOf(request);
+  const state = await server.requestState.open(
+    request.params!.requestState as string,
+    request.method,
+    targetOf(request),
+    digest,
+  );
+  Object.assign(inputs.answers, state.answers);
+  return await inputRound(server, request, run, inputs, cancellation, {
+    answers: state.answers,
+    round: state.round,
+    digest,
+  });
+}
+
+function inputRound(
+  server: McpServer,
+  request: JsonRpcRequest,
+  run: () => Awaitable<Record<string, unknown>>,
+  inputs: InputCollector,
+  cancellation: Cancellation,
+  earlier: EarlierRounds,
+): Awaitable<Record<string, unknown>> {
+  Object.assign(
+    inputs.answers,
+    request.params!.inputResponses as Record<string, unknown> | undefined,
+  );
+  const work = run();
+  return isThenable(work)
+    ? settleOrPark(server, request, work, inputs, cancellation, earlier)
+    : work;
+}
+
+/** Waits for the work, or answers `input_required` once it is parked on input. */
+async function settleOrPark(
+  server: McpServer,
+  request: JsonRpcRequest,
+  work: PromiseLike<Record<string, unknown>>,
+  inputs: InputCollector,
+  cancellation: Cancellation,
+  earlier: EarlierRounds,
+): Promise<Record<string, unknown>> {
   // One promise settles from the work, or (a task after the first input
   // request, so inputs asked together are gathered) from the parking.
   const result = await new Promise<Record<string, unknown> | undefined>((resolve, reject) => {
-    run().then(resolve, reject);
+    work.then(resolve, reject);
     inputs.onRequested(() => {
       // Looked at from the first input request on, so a client gone by then
       // is known when the handler is parked (the check below).
@@ -82,7 +144,7 @@ export async function withInputs(
   cancellation.abort("input required");
   // Earlier rounds' answers plus the ones this round used; unknown extra
   // keys the client sent are not carried on.
-  const answers: Record<string, unknown> = { ...carried };
+  const answers: Record<string, unknown> = { ...earlier.answers };
   for (const key of inputs.used) answers[key] = inputs.answers[key];
   for (const key of inputs.pending.keys()) delete answers[key];
   return {
@@ -90,10 +152,10 @@ export async function withInputs(
     inputRequests: Object.fromEntries(inputs.pending),
     requestState: await server.requestState.seal({
       method: request.method,
-      target,
-      argumentsDigest: digest ?? await argumentsDigestOf(request),
+      target: targetOf(request),
+      argumentsDigest: earlier.digest ?? await argumentsDigestOf(request),
       answers,
-      round: round + 1,
+      round: earlier.round + 1,
     }),
   };
 }

@@ -7,10 +7,17 @@
 
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Frame } from "./frame.ts";
-import { compileValidator, type JsonSchema, toJsonSchema, type Validator } from "./json_schema.ts";
+import { andThen, isThenable } from "./awaitable.ts";
+import {
+  compileValidator,
+  type JsonSchema,
+  toJsonSchema,
+  type Validation,
+  type Validator,
+} from "./json_schema.ts";
 import { paginate } from "./pagination.ts";
 import { pick, type Route } from "./route.ts";
-import type { McpServer, ToolDefinition } from "./server.ts";
+import type { Awaitable, McpServer, ToolDefinition } from "./server.ts";
 import type { CallToolResult } from "./types.ts";
 
 interface CompiledTool {
@@ -86,16 +93,28 @@ export async function listTools(route: Route): Promise<Record<string, unknown>> 
   return result;
 }
 
-/** Serves `tools/call`. */
-export async function callTool(route: Route): Promise<Record<string, unknown>> {
-  const { server, frame, dialect, params } = route;
-  const name = params.name as string;
-  const visible = visibleTools(server, frame);
-  const tool = (visible instanceof Promise ? await visible : visible).get(name);
-  if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
-  const { validateInput, validateOutput } = compile(tool);
-  const validated = validateInput(params.arguments ?? {});
-  const input = validated instanceof Promise ? await validated : validated;
+/**
+ * Serves `tools/call`. Synchronous while nothing it calls is asynchronous
+ * (the tool list, the argument validator, the handler), so a tool that
+ * answers at once costs no promise here.
+ */
+export function callTool(route: Route): Awaitable<Record<string, unknown>> {
+  return andThen(visibleTools(route.server, route.frame), (tools) => {
+    const name = route.params.name as string;
+    const tool = tools.get(name);
+    if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
+    const validated = compile(tool).validateInput(route.params.arguments ?? {});
+    return andThen(validated, (input) => runTool(route, tool, input));
+  });
+}
+
+function runTool(
+  route: Route,
+  tool: ToolDefinition<never>,
+  input: Validation,
+): Awaitable<Record<string, unknown>> {
+  const { server, frame, dialect } = route;
+  const name = tool.name;
   if (!input.ok) {
     const message = `Invalid arguments for tool ${name}: ${input.message}`;
     if (dialect.supportsFeature("tool_input_errors_as_results")) {
@@ -103,37 +122,49 @@ export async function callTool(route: Route): Promise<Record<string, unknown>> {
     }
     throw new McpError(ErrorCode.INVALID_PARAMS, message);
   }
-  let result: CallToolResult;
+  let returned: Awaitable<CallToolResult | string>;
   try {
-    const returned = tool.handler
-      ? await tool.handler(input.value as never, frame)
-      : await server.definition.handleToolCall!(
-        name,
-        input.value as Record<string, unknown>,
-        frame,
-      );
-    result = normalizeToolResult(returned);
+    returned = tool.handler
+      ? tool.handler(input.value as never, frame)
+      : server.definition.handleToolCall!(name, input.value as Record<string, unknown>, frame);
   } catch (error) {
-    if (error instanceof McpError) throw error;
-    const text = error instanceof Error ? error.message : String(error);
-    return { content: [{ type: "text", text: text || "Tool failed" }], isError: true };
+    return toolFailure(error);
   }
-  if (validateOutput && !result.isError) {
-    if (result.structuredContent === undefined) {
-      throw new McpError(
-        ErrorCode.INTERNAL_ERROR,
-        `Tool ${name} declares an outputSchema but returned no structuredContent`,
-      );
-    }
-    const output = await validateOutput(result.structuredContent);
+  return isThenable(returned)
+    ? Promise.resolve(returned).then((value) => checkOutput(tool, value), toolFailure)
+    : checkOutput(tool, returned);
+}
+
+/** A handler's failure as a tool error result; an `McpError` stays a JSON-RPC error. */
+function toolFailure(error: unknown): CallToolResult {
+  if (error instanceof McpError) throw error;
+  const text = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: "text", text: text || "Tool failed" }], isError: true };
+}
+
+function checkOutput(
+  tool: ToolDefinition<never>,
+  returned: CallToolResult | string,
+): Awaitable<Record<string, unknown>> {
+  const result = normalizeToolResult(returned);
+  const { validateOutput } = compile(tool);
+  if (!validateOutput || result.isError) return result;
+  const name = tool.name;
+  if (result.structuredContent === undefined) {
+    throw new McpError(
+      ErrorCode.INTERNAL_ERROR,
+      `Tool ${name} declares an outputSchema but returned no structuredContent`,
+    );
+  }
+  return andThen(validateOutput(result.structuredContent), (output) => {
     if (!output.ok) {
       throw new McpError(
         ErrorCode.INTERNAL_ERROR,
         `Tool ${name} returned structuredContent that does not match its outputSchema: ${output.message}`,
       );
     }
-  }
-  return result;
+    return result;
+  });
 }
 
 function normalizeToolResult(returned: CallToolResult | string): CallToolResult {
