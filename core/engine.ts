@@ -29,7 +29,7 @@ import { MetaKey } from "./meta.ts";
 import { classifyEra, type Registry } from "./registry.ts";
 import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
-import type { McpServer } from "./server.ts";
+import type { McpServer, ServerDefinition } from "./server.ts";
 import { Session, type SessionOptions } from "./session.ts";
 import { servedVersions } from "./served_versions.ts";
 import { sessionRecord } from "./session_persistence.ts";
@@ -349,7 +349,8 @@ export class Engine {
         return undefined;
       }
       if (!("id" in message)) {
-        await this.#notification(message, exchange);
+        const handled = this.#notification(message, exchange);
+        if (handled) await handled;
         return undefined;
       }
       const claim = classifyEra(message);
@@ -508,7 +509,8 @@ export class Engine {
     this.#hub.close();
   }
 
-  async #notification(message: JsonRpcNotification, exchange: Exchange): Promise<void> {
+  /** Serves a notification: at once, unless the server's handler has one to wait for. */
+  #notification(message: JsonRpcNotification, exchange: Exchange): Promise<void> | undefined {
     const session = exchange.session;
     const params = message.params ?? {};
     if (message.method === "notifications/cancelled") {
@@ -528,10 +530,18 @@ export class Engine {
     if (!handler || !dialect || classifyEra(message).era === "stateless") return;
     const schema = dialect.notificationParamsSchema(message.method);
     if (!schema || !s.validate(schema, params).ok) return;
+    return this.#notify(handler, message, exchange);
+  }
+
+  async #notify(
+    handler: NonNullable<ServerDefinition["handleNotification"]>,
+    message: JsonRpcNotification,
+    exchange: Exchange,
+  ): Promise<void> {
     try {
       await handler(
         message,
-        legacyFrame(this.server, session, exchange, message.method, undefined, NEVER),
+        legacyFrame(this.server, exchange.session!, exchange, message.method, undefined, NEVER),
       );
     } catch (error) {
       console.error(`anubis: handleNotification(${message.method}) failed:`, error);

@@ -7,13 +7,12 @@
  */
 
 import { Cancellation } from "./cancellation.ts";
-import { instructions } from "./dispatch.ts";
 import type { Engine } from "./engine.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import type { JsonRpcRequest } from "./json_rpc.ts";
 import { resultResponse } from "./json_rpc.ts";
-import { legacyFrame } from "./legacy_frame.ts";
+import { adoptAssigns, legacyFrame } from "./legacy_frame.ts";
 import { encodeContext, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
 import type { Session, SessionOptions } from "./session.ts";
@@ -82,15 +81,25 @@ export async function initialize(
   session.dialect = dialect;
   session.clientInfo = (params.clientInfo ?? {}) as Implementation;
   session.clientCapabilities = (params.capabilities ?? {}) as ClientCapabilities;
-  const frame = legacyFrame(server, session, exchange, "initialize", request, NEVER);
+  const definition = server.definition;
   try {
-    await server.definition.init?.(session.clientInfo as Implementation, frame);
+    let text = definition.instructions;
+    if (definition.init || typeof text === "function") {
+      const frame = legacyFrame(server, session, exchange, "initialize", request, NEVER);
+      await definition.init?.(session.clientInfo as Implementation, frame);
+      if (typeof definition.instructions === "function") {
+        text = await definition.instructions(frame);
+      }
+    } else {
+      // No hook that gets a frame (most servers): build none, but the
+      // request's assigns still join the session's, as a frame's would.
+      adoptAssigns(session, exchange);
+    }
     const result: Record<string, unknown> = {
       protocolVersion: dialect.version,
       capabilities: dialect.serverCapabilities(server.capabilities),
       serverInfo: server.info,
     };
-    const text = await instructions(server, frame);
     if (text !== undefined) result.instructions = text;
     return {
       message: resultResponse(

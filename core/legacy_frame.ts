@@ -13,6 +13,11 @@ import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
 import type { McpServer } from "./server.ts";
 import type { Session } from "./session.ts";
 
+/** A request's middleware assigns join its session's (every request does, with or without a frame). */
+export function adoptAssigns(session: Session, exchange: Exchange): void {
+  if (exchange.assigns) Object.assign(session.assigns.value, exchange.assigns);
+}
+
 /** The frame of one legacy request (or notification) of a session. */
 export function legacyFrame(
   server: McpServer,
@@ -22,7 +27,7 @@ export function legacyFrame(
   request: JsonRpcRequest | undefined,
   cancellation: Cancellation,
 ): Frame {
-  if (exchange.assigns) Object.assign(session.assigns.value, exchange.assigns);
+  adoptAssigns(session, exchange);
   const dialect = session.dialect!;
   const emit = emitter(exchange, session);
   const timeout = server.definition.clientRequestTimeoutMs ?? 60_000;

@@ -3,7 +3,7 @@
  */
 
 import assert from "node:assert/strict";
-import { McpError, type ServerDefinition } from "@anubis/core";
+import { type Frame, McpError, type ServerDefinition } from "@anubis/core";
 import { engineHarness, META } from "./engine_harness.ts";
 
 /** The seed's session has an id, which `handleSessionExpired` receives. */
@@ -191,4 +191,27 @@ Deno.test("a legacy request for input the client did not declare is refused with
     },
   });
   t.engine.close();
+});
+
+Deno.test("the initialize request's middleware assigns join the session, with or without an init hook", async () => {
+  const tool = {
+    name: "whoami",
+    handler: (_args: Record<string, never>, frame: Frame) => String(frame.assigns.user),
+  };
+  for (const init of [undefined, () => {}]) {
+    const t = engineHarness({ tools: [tool], init });
+    const initialize = {
+      jsonrpc: "2.0" as const,
+      id: 100,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    };
+    await t.engine.handle(initialize, { ...t.exchange, assigns: { user: "ann" } });
+    const called = await t.request("tools/call", { name: "whoami" });
+    assert.deepEqual(called.result.content, [{ type: "text", text: "ann" }]);
+  }
 });
