@@ -100,6 +100,11 @@ function newSessionId(): string {
   return asciiDecoder.decode(idDigits);
 }
 
+/** The record without its timestamp, as compared to skip saving an unchanged record. */
+function savedKey(record: SessionRecord): string {
+  return JSON.stringify({ ...record, updatedAt: 0 });
+}
+
 /**
  * The session map of one handler.
  *
@@ -335,7 +340,7 @@ export class SessionTable {
     const session = entry.session;
     if (!store || !session.dialect || session.closed) return;
     const record = this.#engine.snapshot(session);
-    const key = JSON.stringify({ ...record, updatedAt: 0 });
+    const key = savedKey(record);
     const now = Date.now();
     if (key !== entry.saved) {
       await store.save(record, this.#options.idleMs);
@@ -559,7 +564,7 @@ export class SessionTable {
   }
 
   #refresh(entry: SessionEntry, record: SessionRecord): SessionEntry {
-    const key = JSON.stringify({ ...record, updatedAt: 0 });
+    const key = savedKey(record);
     if (key === entry.saved) return entry;
     const { session } = entry;
     session.subscriptions.clear();
@@ -605,7 +610,7 @@ export class SessionTable {
       onMessage: (message) => this.#send(session, message),
     }, exchange);
     const entry = this.#register(session);
-    entry.saved = JSON.stringify({ ...record, updatedAt: 0 });
+    entry.saved = savedKey(record);
     return entry;
   }
 }
