@@ -6,9 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { statelessToolsList as request } from "./stdio_child.ts";
+import { spawnServe, statelessToolsList as request } from "./stdio_child.ts";
 
-const ROOT = new URL("..", import.meta.url);
 const REQUESTS = 12_000;
 const PER_WRITE = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,13 +23,7 @@ function rssMiB(pid: number): number | undefined {
 }
 
 Deno.test("stdio: with stdout unread, the server stops taking requests; then answers them all", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli/main.ts", "serve", "examples/everything.ts"],
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnServe("examples/everything.ts");
   const stderr = new Response(child.stderr).text();
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();

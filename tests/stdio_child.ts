@@ -26,15 +26,30 @@ export interface StdioChild {
   close(): Promise<{ code: number; stderr: string }>;
 }
 
-/** Starts the CLI on a fixture and collects every stdout line as JSON. */
-export function start(module = "examples/hello.ts"): StdioChild {
-  const child = new Deno.Command(Deno.execPath(), {
+/** How {@linkcode spawnServe} starts the child. */
+export interface SpawnServeOptions {
+  /** Where the child's stderr goes: `"piped"` (the default) to read it, `"null"` to drop it. */
+  stderr?: "piped" | "inherit" | "null";
+}
+
+/**
+ * Spawns `deno run -A cli/main.ts serve <module>` from the repository root
+ * with stdin and stdout piped: the one place the end-to-end tests start the
+ * CLI serving a module over stdio. The caller owns the pipes and the process.
+ */
+export function spawnServe(module: string, options: SpawnServeOptions = {}): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "cli/main.ts", "serve", module],
     cwd: ROOT,
     stdin: "piped",
     stdout: "piped",
-    stderr: "piped",
+    stderr: options.stderr ?? "piped",
   }).spawn();
+}
+
+/** Starts the CLI on a fixture and collects every stdout line as JSON. */
+export function start(module = "examples/hello.ts"): StdioChild {
+  const child = spawnServe(module);
   const writer = child.stdin.getWriter();
   const messages: Record<string, unknown>[] = [];
   const lines: string[] = [];

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { start } from "./stdio_child.ts";
+import { spawnServe, start } from "./stdio_child.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const META = {
@@ -211,13 +211,7 @@ Deno.test("cli: a missing module and a bad flag give one line on stderr and a no
 
 Deno.test("stdio: SIGTERM and SIGINT shut down like end of input, exit code 0", async () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "cli/main.ts", "serve", "examples/hello.ts"],
-      cwd: ROOT,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnServe("examples/hello.ts", { stderr: "null" });
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'));
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
