@@ -400,11 +400,12 @@ export class KvEventStore implements EventStore {
     const watcher = this.#watchCounter(sessionId, signal);
     try {
       while (!signal.aborted) {
+        let kept: Counter | undefined;
         if (this.#now() >= keepAt) {
-          await this.#keepCounter(sessionId);
+          kept = await this.#keepCounter(sessionId);
           keepAt = this.#now() + this.#counterTtlMs / 4;
         }
-        const latest = await this.latestId(sessionId);
+        const latest = kept ? kept.id : await this.latestId(sessionId);
         if (latest < highest) return; // deleted (and perhaps begun again) since the tail began
         highest = latest;
         if (latest > cursor) {
@@ -528,18 +529,25 @@ export class KvEventStore implements EventStore {
   /**
    * Pushes the counter's expiry on, as an append would, unless it never
    * expires or is missing. Best effort: a lost race means an append just did.
+   *
+   * @returns The counter as of the renewal (its commit checked it was still
+   * current; a missing counter as read), so a tail need not read it again;
+   * `undefined` when it never expires (not read) or the race was lost (stale).
    */
-  async #keepCounter(sessionId: string): Promise<void> {
-    if (this.#counterTtlMs === Infinity) return;
+  async #keepCounter(sessionId: string): Promise<Counter | undefined> {
+    if (this.#counterTtlMs === Infinity) return undefined;
     const key = this.#counterKey(sessionId);
     const counter = await this.#getCounter(sessionId);
-    if (counter.versionstamp === null) return;
+    if (counter.versionstamp === null) return counter;
     const result = await retryLocked(() => {
       const op = this.#kv.atomic().check({ key, versionstamp: counter.versionstamp });
       this.#writeCounter(op, key, counter, counter.id);
       return op.commit();
     }, this.#retryMs);
-    if (result.ok) this.#remember(sessionId, { ...counter, versionstamp: result.versionstamp });
+    if (!result.ok) return undefined;
+    const kept = { ...counter, versionstamp: result.versionstamp };
+    this.#remember(sessionId, kept);
+    return kept;
   }
 
   #remember(sessionId: string, counter: Counter): void {

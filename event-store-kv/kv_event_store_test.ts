@@ -357,6 +357,31 @@ Deno.test("a running tail keeps its session's counter alive; without one the cou
   }
 });
 
+Deno.test("a tail starting reads the counter once before replaying: its renewal's read gives the latest id", async () => {
+  const kv = await Deno.openKv(":memory:");
+  let gets = 0;
+  const counting: KvLike = {
+    get: (key) => (gets += Number(key.at(-1) === "id"), kv.get(key)),
+    list: (selector, options) => kv.list(selector as Deno.KvListSelector, options),
+    atomic: () => kv.atomic(),
+    close: () => kv.close(),
+  };
+  const stop = new AbortController();
+  try {
+    const store = new KvEventStore(counting, { pollIntervalMs: 60_000 });
+    await store.append("s", "a");
+    gets = 0;
+    for await (const event of store.tail("s", 0, stop.signal)) {
+      assert.deepEqual(event, { id: 1, data: "a" });
+      stop.abort();
+    }
+    assert.equal(gets, 2, "the renewal's read, which gives the latest id, and replay's own");
+  } finally {
+    stop.abort();
+    kv.close();
+  }
+});
+
 Deno.test("the counter is a KvU64 that an older release, which adds with sum, goes on from", async () => {
   await withStore({}, async (store, kv) => {
     const key = ["anubis", "events", "s", "id"];
