@@ -550,11 +550,6 @@ export class SessionTable {
     for (const entry of [...this.#entries.values()]) this.discard(entry);
   }
 
-  /**
-   * Takes what another instance changed in the session's record since this
-   * one last saved or loaded it: the subscriptions and the log level (the
-   * client may set them at any instance). Assigns stay as they are here.
-   */
   /** Whether the table has no room for another session, after expiring idle ones. */
   #full(): boolean {
     // A sweep walks every session: forced only when the table is full, else
@@ -563,6 +558,11 @@ export class SessionTable {
     return this.#entries.size >= this.#options.maxSessions;
   }
 
+  /**
+   * Takes what another instance changed in the session's record since this
+   * one last saved or loaded it: the subscriptions and the log level (the
+   * client may set them at any instance). Assigns stay as they are here.
+   */
   #refresh(entry: SessionEntry, record: SessionRecord): SessionEntry {
     const key = savedKey(record);
     if (key === entry.saved) return entry;
