@@ -41,16 +41,17 @@ export async function startServer(args: string[], timeoutMs = 30_000): Promise<R
   track(child);
   const stop = () => endProcess(child);
   const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const deadline = AbortSignal.timeout(timeoutMs);
+  // A timer of our own, cleared once the server listens: a pending
+  // `AbortSignal.timeout` with a listener would keep the caller's process
+  // alive for the whole timeout after its work is done.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), timeoutMs);
+  });
   let seen = "";
   try {
-    while (!deadline.aborted) {
-      const { value, done } = await Promise.race([
-        lines.read(),
-        new Promise<never>((_, reject) =>
-          deadline.addEventListener("abort", () => reject(new Error("timeout")))
-        ),
-      ]);
+    while (true) {
+      const { value, done } = await Promise.race([lines.read(), timedOut]);
       if (done) break;
       seen += value;
       const match = seen.match(/listening on (http:\/\/\S+)/);
@@ -65,6 +66,8 @@ export async function startServer(args: string[], timeoutMs = 30_000): Promise<R
     }
   } catch {
     // Reported below with what the child printed.
+  } finally {
+    clearTimeout(timer);
   }
   await stop();
   const said = seen.trim().split("\n").at(-1) || "no output";
