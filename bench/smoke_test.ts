@@ -70,6 +70,34 @@ Deno.test("bench smoke: wrk loads the raw server for a second", {
   }
 });
 
+Deno.test("bench smoke: the A/B tool compares two servers of this tree for a round", {
+  ...options,
+  ignore: !(await haveWrk()),
+}, async () => {
+  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "bench/ab.ts",
+      "--rounds=1",
+      "--seconds=1",
+      ".:bench/servers/raw_http.ts",
+      ".",
+    ],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.equal(code, 0);
+  const lines = new TextDecoder().decode(stdout).trim().split("\n");
+  assert.match(lines[0], /^stateless: 1 rounds of 1 s/);
+  assert.match(
+    lines[1],
+    /^\.:bench\/servers\/raw_http\.ts {2}req\/s median \d+ {2}CPU µs median [\d.]+ .*\(1\.000× the first\)/,
+  );
+  assert.match(lines[2], /^\. {2}req\/s median \d+ {2}CPU µs median [\d.]+ /);
+});
+
 for (const spec of Object.values(STDIO)) {
   Deno.test(`bench smoke: ${spec.name} round trips over stdio`, options, async () => {
     const result = await loadStdio(spec.args, { connections: 4, seconds: 0.2, warmupSeconds: 0.1 });

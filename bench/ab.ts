@@ -1,0 +1,117 @@
+/**
+ * Same-run A/B of the bare HTTP handler across source trees: how a change
+ * to this SDK moves the server's cost, measured the way the targets are
+ * (wrk, 32 connections, one thread) but with the trees' servers taken in
+ * turn for many short rounds and compared by the median server CPU time per
+ * request, which moves much less with the machine's load than req/s.
+ *
+ * ```sh
+ * git worktree add /tmp/before HEAD~1
+ * deno task bench:ab /tmp/before .                       # stateless tools/call, 8 rounds of 2 s
+ * deno task bench:ab --mode=sessions --rounds=10 /tmp/before .
+ * deno task bench:ab /tmp/before .:bench/servers/raw_http.ts   # any server script of a tree
+ * ```
+ *
+ * Each argument is a tree (a checkout of this repository), optionally
+ * followed by `:` and the server script to run from it (default
+ * `bench/servers/anubis_http.ts`); the script runs with the tree's own
+ * `deno.json`. Modes: `stateless` (2026-07-28 `tools/call`), `legacy`
+ * (`tools/call` in one 2025-11-25 session), `sessions` (`initialize` +
+ * `notifications/initialized`, the session bound raised). Differences under
+ * about 3% are noise on a shared 2-core machine: repeat before believing one.
+ *
+ * @module
+ */
+
+import { haveWrk, loadPost, loadSessionCreation } from "./http_load.ts";
+import type { LoadShape } from "./measurement.ts";
+import { cpuMicros, endAll, type RunningServer, startServer } from "./process.ts";
+import { LEGACY_VERSION, legacyCall, openSession, statelessCall } from "./wire.ts";
+
+type Mode = "stateless" | "legacy" | "sessions";
+
+interface Contender {
+  label: string;
+  server: RunningServer;
+  load: (seconds: number) => Promise<{ requests: number; rps: number }>;
+  cpu: number[];
+  rps: number[];
+}
+
+const DEFAULT_SCRIPT = "bench/servers/anubis_http.ts";
+
+function option(name: string, fallback: string): string {
+  const found = Deno.args.find((arg) => arg.startsWith(`--${name}=`));
+  return found === undefined ? fallback : found.slice(name.length + 3);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+async function start(entry: string, mode: Mode): Promise<Contender> {
+  const [tree, script = DEFAULT_SCRIPT] = entry.split(":");
+  const root = await Deno.realPath(tree);
+  const args = ["run", "-A", "--config", `${root}/deno.json`, `${root}/${script}`];
+  if (mode === "sessions") args.push("--max-sessions=100000000");
+  const server = await startServer(args);
+  const shape = (seconds: number): LoadShape => ({ connections: 32, seconds, warmupSeconds: 0 });
+  let load: Contender["load"];
+  if (mode === "sessions") {
+    load = async (seconds) => {
+      const measured = await loadSessionCreation(server.url, LEGACY_VERSION, shape(seconds));
+      return { requests: measured.requests, rps: measured.requests / seconds };
+    };
+  } else {
+    let request = statelessCall();
+    if (mode === "legacy") {
+      const { sessionId, version } = await openSession(server.url);
+      request = legacyCall(sessionId, version);
+    }
+    load = (seconds) => loadPost(server.url, request, shape(seconds));
+  }
+  return { label: entry, server, load, cpu: [], rps: [] };
+}
+
+async function main(): Promise<void> {
+  const mode = option("mode", "stateless") as Mode;
+  if (!["stateless", "legacy", "sessions"].includes(mode)) throw new Error(`unknown mode ${mode}`);
+  const rounds = Number(option("rounds", "8"));
+  const seconds = Number(option("seconds", "2"));
+  const trees = Deno.args.filter((arg) => !arg.startsWith("--"));
+  if (trees.length === 0) throw new Error("name at least one tree (a checkout of this repository)");
+  if (!(await haveWrk())) throw new Error("wrk is missing: apt-get install -y wrk");
+  const contenders: Contender[] = [];
+  try {
+    for (const tree of trees) contenders.push(await start(tree, mode));
+    for (const contender of contenders) await contender.load(1); // warm-up
+    for (let round = 0; round < rounds; round++) {
+      // Alternate the order, so a drift of the machine favours no tree.
+      const order = round % 2 ? [...contenders].reverse() : contenders;
+      for (const contender of order) {
+        const before = cpuMicros(contender.server.pid);
+        const measured = await contender.load(seconds);
+        const used = cpuMicros(contender.server.pid) - before;
+        contender.cpu.push(used / measured.requests);
+        contender.rps.push(measured.rps);
+      }
+    }
+  } finally {
+    await endAll();
+  }
+  const baseline = median(contenders[0].cpu);
+  console.log(`${mode}: ${rounds} rounds of ${seconds} s, servers in turn; per HTTP request`);
+  for (const { label, cpu, rps } of contenders) {
+    const ratio = (median(cpu) / baseline).toFixed(3);
+    console.log(
+      `${label}  req/s median ${median(rps).toFixed(0)}  CPU µs median ${median(cpu).toFixed(2)} ` +
+        `min ${Math.min(...cpu).toFixed(2)}  (${ratio}× the first)  [${
+          cpu.map((c) => c.toFixed(1)).join(" ")
+        }]`,
+    );
+  }
+}
+
+if (import.meta.main) await main();
