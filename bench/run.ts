@@ -70,14 +70,24 @@ function notMeasured(spec: ServerSpec, error: unknown): string {
 const errorNote = (result: Measurement) =>
   result.errors > 0 ? { result, note: `${result.errors} failed responses` } : { result };
 
+/**
+ * The servers in the order of one round: each round starts one server
+ * later, so no server always follows the same one (or always goes first).
+ */
+function rotated<T>(entries: readonly T[], round: number): T[] {
+  const start = round % entries.length;
+  return [...entries.slice(start), ...entries.slice(0, start)];
+}
+
 /** Loads one server with a load shape. */
 type Runner = (shape: LoadShape) => Promise<Measurement>;
 
 /**
  * Compares servers under the same load: starts them all (idle servers cost
  * no CPU), warms each up, then runs `ROUNDS` rounds that visit every server
- * in turn and keeps each server's best round, so a burst of load from other
- * processes on the machine hurts one round, not one server.
+ * in turn, each round starting one server later, and keeps each server's
+ * best round, so a burst of load from other processes on the machine hurts
+ * one round, not one server.
  */
 async function compare(
   specs: ServerSpec[],
@@ -99,7 +109,7 @@ async function compare(
       }
     }
     for (let round = 0; round < ROUNDS; round++) {
-      for (const entry of entries) {
+      for (const entry of rotated(entries, round)) {
         if (!entry.run) continue;
         try {
           const cpuBefore = cpuMicros(entry.server!.pid);
@@ -121,7 +131,7 @@ async function compare(
 
 const LOAD_SETUP = `wrk, ${CONNECTIONS} connections, 1 thread; each server warmed up ` +
   `${http.warmupSeconds} s, then the best of ${ROUNDS} rounds of ${seconds} s (servers taken ` +
-  "in turn each round)";
+  "in turn, each round starting one later)";
 
 /** An HTTP table: the first spec is the ceiling, the last two the peers. */
 async function httpTable(
@@ -179,8 +189,9 @@ const sessionsTable = () =>
   );
 
 /**
- * Runs `measure` on every spec, `rounds` times, taking the specs in turn; a
- * failure becomes the spec's note and ends its turns.
+ * Runs `measure` on every spec, `rounds` times, taking the specs in turn
+ * (each round starting one later); a failure becomes the spec's note and
+ * ends its turns.
  */
 async function inTurns<T>(
   specs: ServerSpec[],
@@ -192,7 +203,7 @@ async function inTurns<T>(
     results: [],
   }));
   for (let round = 0; round < rounds; round++) {
-    for (const entry of entries) {
+    for (const entry of rotated(entries, round)) {
       if (entry.note) continue;
       try {
         entry.results.push(await measure(entry.spec));
