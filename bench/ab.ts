@@ -10,12 +10,15 @@
  * deno task bench:ab /tmp/before .                       # stateless tools/call, 8 rounds of 2 s
  * deno task bench:ab --mode=sessions --rounds=10 /tmp/before .
  * deno task bench:ab /tmp/before .:bench/servers/raw_http.ts   # any server script of a tree
+ * deno task bench:ab . .:cli/main.ts:serve,bench/servers/echo_server.ts,--http,--port,0
  * ```
  *
  * Each argument is a tree (a checkout of this repository), optionally
  * followed by `:` and the server script to run from it (default
- * `bench/servers/anubis_http.ts`); the script runs with the tree's own
- * `deno.json`. Modes: `stateless` (2026-07-28 `tools/call`), `legacy`
+ * `bench/servers/anubis_http.ts`) and by `:` and the script's arguments,
+ * comma-separated (relative paths among them are the tree's); the script
+ * runs with the tree's own `deno.json` and must print `listening on URL`
+ * on stderr. Modes: `stateless` (2026-07-28 `tools/call`), `legacy`
  * (`tools/call` in one 2025-11-25 session), `sessions` (`initialize` +
  * `notifications/initialized`, the session bound raised). Differences under
  * about 3% are noise on a shared 2-core machine: repeat before believing one.
@@ -52,9 +55,13 @@ function median(values: readonly number[]): number {
 }
 
 async function start(entry: string, mode: Mode): Promise<Contender> {
-  const [tree, script = DEFAULT_SCRIPT] = entry.split(":");
+  const [tree, script = DEFAULT_SCRIPT, extra = ""] = entry.split(":");
   const root = await Deno.realPath(tree);
   const args = ["run", "-A", "--config", `${root}/deno.json`, `${root}/${script}`];
+  // Paths among the script's own arguments are the tree's too.
+  for (const arg of extra.split(",").filter(Boolean)) {
+    args.push(arg.startsWith("-") || !arg.includes("/") ? arg : `${root}/${arg}`);
+  }
   if (mode === "sessions") args.push("--max-sessions=100000000");
   const server = await startServer(args);
   const shape = (seconds: number): LoadShape => ({ connections: 32, seconds, warmupSeconds: 0 });
