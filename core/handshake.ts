@@ -12,6 +12,7 @@ import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import type { JsonRpcRequest } from "./json_rpc.ts";
 import { resultResponse } from "./json_rpc.ts";
+import { instructions } from "./dispatch.ts";
 import { adoptAssigns, legacyFrame } from "./legacy_frame.ts";
 import { encodeContext, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
@@ -87,9 +88,7 @@ export async function initialize(
     if (definition.init || typeof text === "function") {
       const frame = legacyFrame(server, session, exchange, "initialize", request, NEVER);
       await definition.init?.(session.clientInfo as Implementation, frame);
-      if (typeof definition.instructions === "function") {
-        text = await definition.instructions(frame);
-      }
+      if (typeof text === "function") text = await instructions(server, frame);
     } else {
       // No hook that gets a frame (most servers): build none, but the
       // request's assigns still join the session's, as a frame's would.

@@ -122,17 +122,22 @@ function runTool(
     }
     throw new McpError(ErrorCode.INVALID_PARAMS, message);
   }
-  let returned: Awaitable<CallToolResult | string>;
+  // Whatever fails while the handler runs or its result is read (a throw, a
+  // rejection, a result that cannot be normalized) is the tool's failure.
+  let result: CallToolResult | Promise<CallToolResult>;
   try {
-    returned = tool.handler
+    const returned = tool.handler
       ? tool.handler(input.value as never, frame)
       : server.definition.handleToolCall!(name, input.value as Record<string, unknown>, frame);
+    result = isThenable(returned)
+      ? Promise.resolve(returned).then(normalizeToolResult)
+      : normalizeToolResult(returned);
   } catch (error) {
     return toolFailure(error);
   }
-  return isThenable(returned)
-    ? Promise.resolve(returned).then((value) => checkOutput(tool, value), toolFailure)
-    : checkOutput(tool, returned);
+  return result instanceof Promise
+    ? result.then((value) => checkOutput(tool, value), toolFailure)
+    : checkOutput(tool, result);
 }
 
 /** A handler's failure as a tool error result; an `McpError` stays a JSON-RPC error. */
@@ -142,11 +147,11 @@ function toolFailure(error: unknown): CallToolResult {
   return { content: [{ type: "text", text: text || "Tool failed" }], isError: true };
 }
 
+/** Checks a tool's result against its `outputSchema`, when it declares one. */
 function checkOutput(
   tool: ToolDefinition<never>,
-  returned: CallToolResult | string,
+  result: CallToolResult,
 ): Awaitable<Record<string, unknown>> {
-  const result = normalizeToolResult(returned);
   const { validateOutput } = compile(tool);
   if (!validateOutput || result.isError) return result;
   const name = tool.name;

@@ -35,6 +35,22 @@ for (const [kind, run] of Object.entries(kinds)) {
     },
     { name: "nothing", handler: () => run(() => 42 as unknown as string) },
     {
+      // Structured output alone gets a text copy; a BigInt cannot be written as JSON.
+      name: "unwritable",
+      handler: () => run(() => ({ structuredContent: { n: 1n } }) as unknown as string),
+    },
+    {
+      name: "trap",
+      handler: () =>
+        run(() =>
+          ({
+            get then() {
+              throw new Error("no then here");
+            },
+          }) as unknown as string
+        ),
+    },
+    {
       name: "typed",
       outputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
       handler: (args: { n?: unknown }) =>
@@ -42,7 +58,7 @@ for (const [kind, run] of Object.entries(kinds)) {
     },
   ];
 
-  Deno.test(`${kind === "sync" ? "a synchronous" : "an asynchronous"} tool: result, thrown error, McpError, bad result, output schema`, async () => {
+  Deno.test(`${kind === "sync" ? "a synchronous" : "an asynchronous"} tool: result, thrown error, McpError, bad or unreadable result, output schema`, async () => {
     const t = engineHarness({ tools });
     await t.initialize();
     for (const params of [{}, { _meta: META }]) {
@@ -57,6 +73,12 @@ for (const [kind, run] of Object.entries(kinds)) {
         message: "not like that",
       });
       assert.equal((await call("nothing")).error.code, ErrorCode.INTERNAL_ERROR);
+      // Failing while its result is read is still the tool's failure, not a JSON-RPC error.
+      for (const [tool, text] of [["unwritable", /BigInt/], ["trap", /no then here/]] as const) {
+        const { result } = await call(tool);
+        assert.equal(result?.isError, true, tool);
+        assert.match(result.content[0].text, text);
+      }
       assert.deepEqual((await call("typed", { n: 3 })).result.structuredContent, { n: 3 });
       const mismatch = (await call("typed", { n: "three" })).error;
       assert.equal(mismatch.code, ErrorCode.INTERNAL_ERROR);
