@@ -118,6 +118,22 @@ Deno.test("http security: malformed requests get clear 4xx answers and the serve
       );
       assert.equal(params.id, 6);
     });
+    await t.step(
+      "a body that starts with a byte order mark: 400 -32700, announced or not",
+      async () => {
+        const bytes = new TextEncoder().encode('\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}');
+        assert.equal(bytes[0], 0xef); // the BOM is on the wire
+        for (const body of [bytes, ReadableStream.from([bytes])]) {
+          const response = await fetch(server.url, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body,
+          });
+          const answer = await expectStatus(response, 400);
+          assert.deepEqual(answer.error, { code: -32700, message: "Parse error" });
+        }
+      },
+    );
     await t.step("a body over the limit: 413", async () => {
       const big = request2026(2, "tools/call", {
         name: "echo",

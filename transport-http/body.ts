@@ -42,7 +42,9 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
  * `Request.json()`: on `Deno.serve` that takes a body already received
  * without a stream, which is markedly cheaper than `text()` once the
  * request's headers have been read. Text that is not JSON gives the `-32700`
- * classification; a failing read rejects.
+ * classification, and so does a body that starts with a byte order mark
+ * (`Deno.serve`'s `json()` does not skip it, so neither does the streamed
+ * path); a failing read rejects.
  *
  * @param request The request.
  * @param maxBytes The bound.
@@ -63,7 +65,9 @@ export async function readMessage(
 ): Promise<Decoded | undefined> {
   const length = request.headers.get("content-length");
   if (length === null) {
-    const text = await readUnannounced(request, maxBytes);
+    // A byte order mark stays in the text, so it is refused as `json()`
+    // refuses it on Deno.serve (RFC 8259 §8.1: senders must not send one).
+    const text = await readUnannounced(request, maxBytes, { keepBom: true });
     return text === undefined ? undefined : decodeMessage(text);
   }
   if (Number(length) > maxBytes) {
@@ -81,10 +85,14 @@ export async function readMessage(
 }
 
 /** Reads a body without `Content-Length`, stopping once it passes `maxBytes`. */
-async function readUnannounced(request: Request, maxBytes: number): Promise<string | undefined> {
+async function readUnannounced(
+  request: Request,
+  maxBytes: number,
+  { keepBom = false } = {},
+): Promise<string | undefined> {
   if (!request.body) return "";
   const reader = request.body.getReader();
-  const decoder = new TextDecoder();
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: keepBom });
   let text = "";
   let total = 0;
   while (true) {
