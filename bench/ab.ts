@@ -95,12 +95,14 @@ async function main(): Promise<void> {
     for (const tree of trees) contenders.push(await start(tree, mode));
     for (const contender of contenders) await contender.load(1); // warm-up
     for (let round = 0; round < rounds; round++) {
-      // Alternate the order, so a drift of the machine favours no tree.
-      const order = round % 2 ? [...contenders].reverse() : contenders;
+      // Each round starts one tree later, so no tree always follows the same one.
+      const start = round % contenders.length;
+      const order = [...contenders.slice(start), ...contenders.slice(0, start)];
       for (const contender of order) {
         const before = cpuMicros(contender.server.pid);
         const measured = await contender.load(seconds);
         const used = cpuMicros(contender.server.pid) - before;
+        if (measured.requests === 0) throw new Error(`${contender.label} answered nothing`);
         contender.cpu.push(used / measured.requests);
         contender.rps.push(measured.rps);
       }
