@@ -64,7 +64,9 @@ export function emitter(
   exchange: Exchange,
   session?: Session,
 ): (message: JsonRpcMessage) => Promise<void> {
-  const target = exchange.emit ?? session?.onMessage;
-  if (!target) return () => Promise.resolve();
-  return (message) => Promise.resolve(target(message));
+  const emit = exchange.emit;
+  if (emit) return (message) => Promise.resolve(emit(message));
+  const onMessage = session?.onMessage;
+  if (!onMessage) return () => Promise.resolve();
+  return (message) => Promise.resolve(onMessage(message, session!));
 }

@@ -35,9 +35,10 @@ export interface SessionOptions {
   transport: string;
   /**
    * Receives messages that belong to no request (list changes, resource
-   * updates): the standalone SSE stream, or stdout.
+   * updates): the standalone SSE stream, or stdout. It gets the session too,
+   * so one function can serve every session of a transport.
    */
-  onMessage?: (message: JsonRpcMessage) => void | Promise<void>;
+  onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
 }
 
 const KEEP_REASONS = { keepReasons: true };
@@ -123,10 +124,11 @@ export class Session {
    * import { Session } from "@anubis/core";
    * const session = new Session({ transport: "stdio" });
    * session.onMessage = (message) => console.log("method" in message && message.method);
-   * await session.onMessage?.({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }); // logs "notifications/tools/list_changed"
+   * const changed = { jsonrpc: "2.0" as const, method: "notifications/tools/list_changed" };
+   * await session.onMessage?.(changed, session); // logs "notifications/tools/list_changed"
    * ```
    */
-  onMessage?: (message: JsonRpcMessage) => void | Promise<void>;
+  onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
   /**
    * The negotiated dialect; `undefined` until `initialize` succeeded.
    *
@@ -292,7 +294,10 @@ export class Session {
    * console.log(session.assigns.value); // { userId: 7 }
    * ```
    */
-  readonly assigns: { value: Record<string, unknown> } = { value: {} };
+  get assigns(): { value: Record<string, unknown> } {
+    // Made on first use: a session that never runs a handler holds none.
+    return this.#assigns ??= { value: {} };
+  }
   /**
    * When the session last received a message (ms since the epoch).
    *
@@ -318,6 +323,7 @@ export class Session {
    */
   closed = false;
 
+  #assigns: { value: Record<string, unknown> } | undefined;
   #clientInfo: Partial<Implementation> = EMPTY;
   #clientCapabilities: ClientCapabilities = EMPTY;
   // Made on first use: most sessions never subscribe, and an idle one holds no requests.

@@ -48,3 +48,12 @@ Deno.test("Session: server-to-client request ids differ between two instances of
   for (const id of [...a, ...b]) assert.match(String(id), /^anubis-[0-9a-f]{16}-[1-3]$/);
   assert.equal(String(a[0]).slice(0, -1), String(a[2]).slice(0, -1), "one prefix per session");
 });
+
+Deno.test("Session: the assigns holder is made on first read and then kept", () => {
+  const session = new Session({ transport: "stdio" });
+  const holder = session.assigns;
+  assert.equal(session.assigns, holder);
+  holder.value.userId = 7;
+  session.assigns.value = { ...session.assigns.value, role: "admin" };
+  assert.deepEqual(session.assigns.value, { userId: 7, role: "admin" });
+});

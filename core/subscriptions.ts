@@ -166,7 +166,7 @@ export class SubscriptionHub {
         : caps.resources?.listChanged;
       if (!wanted || (session.id !== undefined && skip?.has(session.id))) continue;
       if (session.id !== undefined) served.push(session.id);
-      Promise.resolve(session.onMessage(message)).catch(() => {});
+      Promise.resolve(session.onMessage(message, session)).catch(() => {});
     }
     return served;
   }

@@ -4,8 +4,16 @@
  */
 
 import assert from "node:assert/strict";
-import { ErrorCode, McpError, NO_REPLY } from "@anubis/core";
+import {
+  ErrorCode,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  McpError,
+  NO_REPLY,
+  type Session,
+} from "@anubis/core";
 import { engineHarness, META } from "./engine_harness.ts";
+import { initializeRequest } from "./http_helpers.ts";
 
 const echo = {
   name: "echo",
@@ -270,6 +278,30 @@ Deno.test("list changes reach initialized sessions; resource updates only subscr
   assert.deepEqual(t.emitted, [
     { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
     { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "test://r" } },
+  ]);
+  t.engine.close();
+});
+
+Deno.test("one onMessage function serves many sessions: it gets the session with each message", async () => {
+  const t = engineHarness({
+    tools: [{ name: "x", handler: () => "x" }],
+    capabilities: { tools: { listChanged: true } },
+  });
+  const seen: [string | undefined, string][] = [];
+  const onMessage = (message: JsonRpcMessage, session: Session) => {
+    seen.push([session.id, "method" in message ? message.method : "?"]);
+  };
+  for (const id of ["a", "b"]) {
+    const session = t.engine.createSession({ id, transport: "test", onMessage });
+    const exchange = { session, transport: "test" };
+    await t.engine.handle(initializeRequest(1) as unknown as JsonRpcRequest, exchange);
+    await t.engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
+  }
+  t.engine.server.notify.toolsListChanged();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(seen.sort(), [
+    ["a", "notifications/tools/list_changed"],
+    ["b", "notifications/tools/list_changed"],
   ]);
   t.engine.close();
 });

@@ -135,6 +135,9 @@ export class SessionTable {
   readonly #links: SessionLinks;
   readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
+  // One function for every session's messages (a closure per session would
+  // be kept as long as the session).
+  readonly #deliver = (message: JsonRpcMessage, session: Session) => this.#send(session, message);
 
   /**
    * Creates the table.
@@ -200,10 +203,10 @@ export class SessionTable {
    */
   create(): SessionEntry | undefined {
     if (this.#full()) return undefined;
-    const session: Session = this.#engine.createSession({
+    const session = this.#engine.createSession({
       id: newSessionId(),
       transport: "http",
-      onMessage: (message) => this.#send(session, message),
+      onMessage: this.#deliver,
     });
     return this.#register(session);
   }
@@ -604,10 +607,10 @@ export class SessionTable {
     if (this.#full()) return "full";
     // A refused restore (`handleSessionExpired` threw) rejects: the session
     // exists, so the caller answers an internal error, not 404.
-    const session: Session = await this.#engine.restoreSession(record, {
+    const session = await this.#engine.restoreSession(record, {
       id,
       transport: "http",
-      onMessage: (message) => this.#send(session, message),
+      onMessage: this.#deliver,
     }, exchange);
     const entry = this.#register(session);
     entry.saved = savedKey(record);
