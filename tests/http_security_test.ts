@@ -134,6 +134,29 @@ Deno.test("http security: malformed requests get clear 4xx answers and the serve
         }
       },
     );
+    await t.step("a client that leaves mid-body is no server failure: nothing logged", async () => {
+      const logged: unknown[][] = [];
+      const error = console.error;
+      console.error = (...args: unknown[]) => void logged.push(args);
+      try {
+        const { port } = new URL(server.url);
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+        const head = [
+          "POST /mcp HTTP/1.1",
+          "host: 127.0.0.1",
+          "content-type: application/json",
+          "content-length: 400",
+        ].join("\r\n");
+        await conn.write(new TextEncoder().encode(head + "\r\n\r\n" + '{"jsonrpc":"2.0",'));
+        await new Promise((resolve) => setTimeout(resolve, 50)); // the server starts reading
+        conn.close();
+        await new Promise((resolve) => setTimeout(resolve, 100)); // and finds the body cut short
+      } finally {
+        console.error = error;
+      }
+      assert.deepEqual(logged, []);
+      await expectStatus(await discover(server), 200); // still serving
+    });
     await t.step("a body over the limit: 413", async () => {
       const big = request2026(2, "tools/call", {
         name: "echo",

@@ -13,6 +13,7 @@
 
 import {
   classifyEra,
+  type Decoded,
   Engine,
   ErrorCode,
   type EventStore,
@@ -204,7 +205,19 @@ export function createHttpHandler(
         ),
       );
     }
-    const decoded = await readMessage(request, maxBodyBytes);
+    let decoded: Decoded | undefined;
+    try {
+      decoded = await readMessage(request, maxBodyBytes);
+    } catch {
+      // The client went away mid-body (or sent a broken one): its fault, not
+      // a defect to log, and most likely nobody reads this answer.
+      return errorResponseOf(
+        400,
+        null,
+        ErrorCode.INVALID_REQUEST,
+        "Bad Request: the body could not be read",
+      );
+    }
     if (decoded === undefined) {
       return errorResponseOf(
         413,
