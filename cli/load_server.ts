@@ -5,9 +5,6 @@
  */
 
 import { defineServer, type McpServer, type ServerDefinition } from "@anubis/core";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { existsSync } from "node:fs";
 
 function isServer(value: unknown): value is McpServer {
   return typeof value === "object" && value !== null && "definition" in value &&
@@ -43,9 +40,13 @@ export async function loadServer(specifier: string): Promise<McpServer> {
   if (/^[a-z][a-z0-9+.-]*:/i.test(specifier) && !/^[a-z]:[\\/]/i.test(specifier)) {
     url = specifier;
   } else {
-    const path = resolve(specifier);
-    if (!existsSync(path)) throw new Error(`server module not found: ${specifier}`);
-    url = pathToFileURL(path).href;
+    const file = fileUrlOf(specifier, Deno.cwd());
+    try {
+      Deno.statSync(file);
+    } catch {
+      throw new Error(`server module not found: ${specifier}`);
+    }
+    url = file.href;
   }
   let module: { default?: unknown };
   try {
@@ -66,4 +67,33 @@ export async function loadServer(specifier: string): Promise<McpServer> {
   throw new Error(
     `${specifier} has no server as its default export (export default defineServer({ … }))`,
   );
+}
+
+/**
+ * The `file:` URL of a path, relative to `cwd` unless absolute (POSIX, a
+ * Windows drive or a UNC path), as `node:url`'s `pathToFileURL` makes it:
+ * written here because importing Node's modules costs `cli serve` about
+ * 15 ms of every start.
+ *
+ * @param path The path.
+ * @param cwd The directory a relative path starts from.
+ * @returns The URL.
+ *
+ * @example
+ * ```ts
+ * import { fileUrlOf } from "@anubis/cli/load";
+ * console.log(fileUrlOf("examples/hello.ts", "/srv/app").href); // file:///srv/app/examples/hello.ts
+ * console.log(fileUrlOf("C:\\app\\my server.ts", "D:\\").href); // file:///C:/app/my%20server.ts
+ * ```
+ */
+export function fileUrlOf(path: string, cwd: string): URL {
+  // `%`, `#` and `?` are parts of a file name, not of a URL.
+  const escaped = (text: string) =>
+    text.replaceAll("\\", "/").replaceAll("%", "%25").replaceAll("#", "%23").replaceAll("?", "%3F");
+  const rooted = (text: string) => /^[a-z]:\//i.test(text) ? `/${text}` : text;
+  let base = rooted(escaped(cwd));
+  if (!base.endsWith("/")) base += "/";
+  // `//host/share/` (UNC) names a host; anything else is a local path.
+  const origin = base.startsWith("//") ? "file:" : base.startsWith("/") ? "file://" : "file:///";
+  return new URL(rooted(escaped(path)), origin + base);
 }
