@@ -100,6 +100,7 @@ async function resume(
   });
 }
 
+/** Runs the handler with this round's answers; a result that is there at once is the answer. */
 function inputRound(
   server: McpServer,
   request: JsonRpcRequest,
