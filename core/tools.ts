@@ -7,7 +7,7 @@
 
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Frame } from "./frame.ts";
-import { andThen, isThenable } from "./awaitable.ts";
+import { andThen } from "./awaitable.ts";
 import {
   compileValidator,
   type JsonSchema,
@@ -129,9 +129,7 @@ function runTool(
     const returned = tool.handler
       ? tool.handler(input.value as never, frame)
       : server.definition.handleToolCall!(name, input.value as Record<string, unknown>, frame);
-    result = isThenable(returned)
-      ? Promise.resolve(returned).then(normalizeToolResult)
-      : normalizeToolResult(returned);
+    result = andThen(returned, normalizeToolResult);
   } catch (error) {
     return toolFailure(error);
   }
