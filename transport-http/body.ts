@@ -8,37 +8,10 @@
 import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core";
 
 /**
- * Reads a request body as text (invalid UTF-8 becomes U+FFFD, as
- * `Request.text()` does; decoding strictly would cost more than the rest of
- * the read), refusing bodies over `maxBytes`: by `Content-Length` before
- * reading, and while reading when the length is not announced.
- *
- * @param request The request.
- * @param maxBytes The bound.
- * @returns The text, or `undefined` when the body is too large.
- *
- * @example
- * ```ts
- * import { readBody } from "@anubis/transport-http";
- * const request = new Request("http://localhost/mcp", { method: "POST", body: "0123456789" });
- * console.log(await readBody(request, 4)); // undefined
- * ```
- */
-export async function readBody(request: Request, maxBytes: number): Promise<string | undefined> {
-  const length = request.headers.get("content-length");
-  if (length !== null) {
-    if (Number(length) > maxBytes) {
-      await request.body?.cancel();
-      return undefined;
-    }
-    return await request.text();
-  }
-  return await readUnannounced(request, maxBytes);
-}
-
-/**
- * Reads and classifies a JSON-RPC body under the same bound as
- * {@link readBody}. A body whose length is announced is parsed by
+ * Reads and classifies a JSON-RPC body, refusing bodies over `maxBytes`: by
+ * `Content-Length` before reading, and while reading when the length is not
+ * announced, so no more than the bound is ever buffered. Invalid UTF-8
+ * becomes U+FFFD. A body whose length is announced is parsed by
  * `Request.json()`: on `Deno.serve` that takes a body already received
  * without a stream, which is markedly cheaper than `text()` once the
  * request's headers have been read. Text that is not JSON gives the `-32700`
@@ -67,7 +40,7 @@ export async function readMessage(
   if (length === null) {
     // A byte order mark stays in the text, so it is refused as `json()`
     // refuses it on Deno.serve (RFC 8259 §8.1: senders must not send one).
-    const text = await readUnannounced(request, maxBytes, { keepBom: true });
+    const text = await readUnannounced(request, maxBytes);
     return text === undefined ? undefined : decodeMessage(text);
   }
   if (Number(length) > maxBytes) {
@@ -84,15 +57,14 @@ export async function readMessage(
   return classifyMessage(value);
 }
 
-/** Reads a body without `Content-Length`, stopping once it passes `maxBytes`. */
-async function readUnannounced(
-  request: Request,
-  maxBytes: number,
-  { keepBom = false } = {},
-): Promise<string | undefined> {
+/**
+ * Reads a body without `Content-Length` as text (a byte order mark kept),
+ * stopping once it passes `maxBytes`.
+ */
+async function readUnannounced(request: Request, maxBytes: number): Promise<string | undefined> {
   if (!request.body) return "";
   const reader = request.body.getReader();
-  const decoder = new TextDecoder("utf-8", { ignoreBOM: keepBom });
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   let text = "";
   let total = 0;
   while (true) {
