@@ -73,7 +73,7 @@ export async function loadServer(specifier: string): Promise<McpServer> {
  * The `file:` URL of a path, relative to `cwd` unless absolute (POSIX, a
  * Windows drive or a UNC path), as `node:url`'s `pathToFileURL` makes it:
  * written here because importing Node's modules costs `cli serve` about
- * 15 ms of every start.
+ * 12 ms of every start.
  *
  * @param path The path.
  * @param cwd The directory a relative path starts from.
