@@ -163,6 +163,7 @@ async function runRevision(
   url: string,
   revision: string,
   rawDir: string,
+  suiteDir: string,
   options: Required<Pick<RunOptions, "scenarioTimeoutMs" | "runTimeoutMs" | "verbose">>,
 ): Promise<RevisionResult> {
   await Deno.mkdir(rawDir, { recursive: true });
@@ -175,6 +176,12 @@ async function runRevision(
       "--no-config",
       `--lock=${LOCK.pathname}`,
       "--frozen",
+      // A local node_modules in the run's own folder, not the global cache:
+      // Deno 2.9.6 can hang for good on the suite's first start from the
+      // global cache (require(esm) of async-generator-function, reached from
+      // get-intrinsic, waits on a futex), when the cache was just filled by
+      // another project and holds no analysis of those files yet.
+      "--node-modules-dir=auto",
       SUITE,
       "server",
       "--url",
@@ -186,7 +193,7 @@ async function runRevision(
       "-o",
       rawDir,
     ],
-    cwd: rawDir,
+    cwd: suiteDir,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -291,10 +298,12 @@ export async function runConformance(options: RunOptions = {}): Promise<Conforma
     ? { url: options.url, stop: () => Promise.resolve() }
     : await startServer(options.module ?? "examples/everything.ts", `${outDir}server.log`);
   const revisions: RevisionResult[] = [];
+  const suiteDir = `${outDir}suite`;
+  await Deno.mkdir(suiteDir, { recursive: true });
   try {
     for (const revision of options.revisions ?? REVISIONS) {
       revisions.push(
-        await runRevision(server.url, revision, `${outDir}raw/${revision}`, {
+        await runRevision(server.url, revision, `${outDir}raw/${revision}`, suiteDir, {
           scenarioTimeoutMs: options.scenarioTimeoutMs ?? 15_000,
           runTimeoutMs: options.runTimeoutMs ?? 3 * 60_000,
           verbose: options.verbose ?? false,
