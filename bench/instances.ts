@@ -13,8 +13,14 @@
  */
 
 import { KvEventStore } from "@anubis/event-store-kv";
-import { headers2026, initialize, post, request2026, SseReader } from "../tests/http_helpers.ts";
-import { type Instance, Router, startInstance } from "../tests/instances_process.ts";
+import {
+  headers2026,
+  initialize,
+  post,
+  request2026,
+  SseReader,
+} from "../tests/helpers/http_helpers.ts";
+import { type Instance, Router, startInstance } from "../tests/helpers/instances_process.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";

@@ -1,0 +1,101 @@
+// Every package's public surface is documented: `deno doc --lint` is clean over
+// all entry points together, and every exported symbol, and every method and
+// property of an exported class, carries an `@example` (which `deno test
+// --doc` then runs).
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../../", import.meta.url);
+
+interface JsDoc {
+  tags?: { kind: string }[];
+}
+
+interface DocMember {
+  name: string;
+  isStatic?: boolean;
+  jsDoc?: JsDoc;
+}
+
+interface DocNode {
+  name: string;
+  declarations?: {
+    kind?: string;
+    jsDoc?: JsDoc;
+    def?: { methods?: DocMember[]; properties?: DocMember[] };
+  }[];
+}
+
+const hasExample = (doc: JsDoc | undefined) => doc?.tags?.some((tag) => tag.kind === "example");
+
+/** The entry points of every workspace member, as paths from the root. */
+async function entryPoints(): Promise<string[]> {
+  const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const entries: string[] = [];
+  for (const member of root.workspace as string[]) {
+    const config = JSON.parse(await Deno.readTextFile(new URL(`${member}/deno.json`, ROOT)));
+    const exports = typeof config.exports === "string"
+      ? [config.exports]
+      : Object.values(config.exports as Record<string, string>);
+    for (const path of exports) entries.push(`${member}/${path}`.replaceAll("/./", "/"));
+  }
+  return entries;
+}
+
+async function deno(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const text = new TextDecoder();
+  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+}
+
+Deno.test("deno doc --lint is clean over every package's entry points", async () => {
+  const { code, stdout, stderr } = await deno(["doc", "--lint", ...await entryPoints()]);
+  assert.equal(code, 0, `${stdout}\n${stderr}`);
+});
+
+async function docNodes(): Promise<Record<string, { symbols?: DocNode[] }>> {
+  const { code, stdout, stderr } = await deno(["doc", "--json", ...await entryPoints()]);
+  assert.equal(code, 0, stderr);
+  return JSON.parse(stdout).nodes;
+}
+
+Deno.test("every exported symbol has JSDoc with an @example", async () => {
+  const missing: string[] = [];
+  let seen = 0;
+  for (const [file, module] of Object.entries(await docNodes())) {
+    for (const symbol of module.symbols ?? []) {
+      seen++;
+      const documented = symbol.declarations?.some((d) => hasExample(d.jsDoc));
+      if (!documented) missing.push(`${file.replace(ROOT.href, "")}: ${symbol.name}`);
+    }
+  }
+  assert.ok(seen > 100, `only ${seen} symbols found: did the doc JSON format change?`);
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("every method and property of an exported class has an @example", async () => {
+  const missing: string[] = [];
+  let seen = 0;
+  for (const [file, module] of Object.entries(await docNodes())) {
+    for (const symbol of module.symbols ?? []) {
+      const owner = `${file.replace(ROOT.href, "")}: ${symbol.name}`;
+      for (const declaration of symbol.declarations ?? []) {
+        if (declaration.kind !== "class") continue;
+        const members = [...declaration.def?.methods ?? [], ...declaration.def?.properties ?? []];
+        for (const member of members) {
+          seen++;
+          if (!hasExample(member.jsDoc)) {
+            missing.push(`${owner}${member.isStatic ? "." : "#"}${member.name}`);
+          }
+        }
+      }
+    }
+  }
+  assert.ok(seen > 50, `only ${seen} class members found: did the doc JSON format change?`);
+  assert.deepEqual(missing, []);
+});

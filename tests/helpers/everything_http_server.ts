@@ -1,0 +1,69 @@
+/**
+ * `cli serve examples/everything.ts --http` as a child process on a free port.
+ *
+ * @module
+ */
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+/** A running server process. */
+export interface HttpServerProcess {
+  /** Its endpoint. */
+  url: URL;
+  /** Stops it with `signal` (default SIGTERM); resolves its exit code and stderr. Idempotent. */
+  stop(signal?: Deno.Signal): Promise<{ code: number; stderr: string }>;
+}
+
+/**
+ * A server process serving the everything example over HTTP on a free port,
+ * with `flags` added to its command line (stores, for instance).
+ */
+export async function startHttpServer(flags: string[] = []): Promise<HttpServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "cli/main.ts",
+      "serve",
+      "examples/everything.ts",
+      "--http",
+      "--port",
+      "0",
+      ...flags,
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  let url: URL | undefined;
+  while (!url) {
+    const { value, done } = await lines.read();
+    if (done) {
+      await child.status;
+      throw new Error(`the server did not start:\n${seen}`);
+    }
+    seen += value;
+    const found = seen.match(/listening on (http:\/\/\S+)/);
+    if (found) url = new URL(found[1]);
+  }
+  // Keep draining stderr so the child never blocks on it.
+  const drained = (async () => {
+    for (let r = await lines.read(); !r.done; r = await lines.read()) seen += r.value;
+    return seen;
+  })();
+  let stopped: Promise<{ code: number; stderr: string }> | undefined;
+  return {
+    url,
+    stop(signal: Deno.Signal = "SIGTERM") {
+      stopped ??= (async () => {
+        child.kill(signal);
+        const { code } = await child.status;
+        return { code, stderr: await drained };
+      })();
+      return stopped;
+    },
+  };
+}

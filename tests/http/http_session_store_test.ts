@@ -1,0 +1,105 @@
+/**
+ * End-to-end tests of the session persistence hook: a session saved by one
+ * handler is restored by another that shares the store.
+ */
+
+import assert from "node:assert/strict";
+import type { SessionRecord, SessionStore } from "@anubis/core";
+import { initialize, initializeRequest, post, start } from "../helpers/http_helpers.ts";
+
+class MapSessionStore implements SessionStore {
+  readonly records = new Map<string, SessionRecord>();
+  failing = false;
+  save(record: SessionRecord): Promise<void> {
+    if (this.failing) return Promise.reject(new Error("store down"));
+    this.records.set(record.id, structuredClone(record));
+    return Promise.resolve();
+  }
+  load(id: string): Promise<SessionRecord | undefined> {
+    if (this.failing) return Promise.reject(new Error("store down"));
+    return Promise.resolve(this.records.get(id));
+  }
+  touch(): Promise<void> {
+    return Promise.resolve();
+  }
+  delete(id: string): Promise<void> {
+    this.records.delete(id);
+    return Promise.resolve();
+  }
+}
+
+const echo = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "echo", arguments: { text: "again" } },
+});
+
+Deno.test("http session store: another handler restores a saved session, DELETE removes it", async () => {
+  const store = new MapSessionStore();
+  const first = start({ sessionStore: store });
+  let sessionId: string;
+  try {
+    sessionId = await initialize(first.url, "2025-06-18");
+    const record = store.records.get(sessionId)!;
+    assert.equal(record.protocolVersion, "2025-06-18");
+    assert.equal(record.initialized, true);
+    const level = await post(first.url, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "logging/setLevel",
+      params: { level: "warning" },
+    }, { "mcp-session-id": sessionId });
+    assert.equal(level.status, 200);
+    await level.body?.cancel();
+    assert.equal(store.records.get(sessionId)!.logLevel, "warning");
+  } finally {
+    await first.close();
+  }
+
+  const second = start({ sessionStore: store });
+  try {
+    const response = await post(second.url, echo(2), {
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+    });
+    assert.equal(response.status, 200);
+    assert.equal((await response.json()).result.content[0].text, "echo: again");
+    assert.equal(second.handler.sessionCount, 1);
+    const del = await fetch(second.url, {
+      method: "DELETE",
+      headers: { "mcp-session-id": sessionId },
+    });
+    assert.equal(del.status, 200);
+    await del.body?.cancel();
+    assert.equal(store.records.has(sessionId), false);
+    const gone = await post(second.url, echo(3), { "mcp-session-id": sessionId });
+    assert.equal(gone.status, 404);
+    await gone.body?.cancel();
+  } finally {
+    await second.close();
+  }
+});
+
+Deno.test("http session store: a failing store fails closed", async () => {
+  const store = new MapSessionStore();
+  const server = start({ sessionStore: store });
+  try {
+    const sessionId = await initialize(server.url);
+    store.failing = true;
+    const init = await post(server.url, initializeRequest(1));
+    assert.equal(init.status, 500);
+    assert.equal(init.headers.get("mcp-session-id"), null);
+    assert.equal((await init.json()).error.code, -32603);
+    assert.equal(server.handler.sessionCount, 1);
+    const unknown = await post(server.url, echo(2), { "mcp-session-id": "not-here" });
+    assert.equal(unknown.status, 500);
+    await unknown.body?.cancel();
+    // A live session does not need the store to answer.
+    const live = await post(server.url, echo(3), { "mcp-session-id": sessionId });
+    assert.equal(live.status, 200);
+    await live.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
