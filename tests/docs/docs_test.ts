@@ -27,12 +27,13 @@ interface DocNode {
 
 const hasExample = (doc: JsDoc | undefined) => doc?.tags?.some((tag) => tag.kind === "example");
 
-/** The entry points of every workspace member, as paths from the root. */
+/** The entry points of every published workspace member, as paths from the root. */
 async function entryPoints(): Promise<string[]> {
   const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
   const entries: string[] = [];
   for (const member of root.workspace as string[]) {
     const config = JSON.parse(await Deno.readTextFile(new URL(`${member}/deno.json`, ROOT)));
+    if (config.exports === undefined) continue; // tests/ and bench/ publish nothing
     const exports = typeof config.exports === "string"
       ? [config.exports]
       : Object.values(config.exports as Record<string, string>);

@@ -35,7 +35,7 @@ async function nodeSide(): Promise<{ dir: string; node: (step: string) => Promis
       "node",
       "-o",
       `${dir}/${out}.js`,
-      here(`../${entry}/mod.ts`),
+      here(`../../${entry}/mod.ts`),
     ], here("../.."));
   }
   await Deno.copyFile(here("./node_kv_interop.mjs"), `${dir}/interop.mjs`);
