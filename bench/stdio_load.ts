@@ -1,7 +1,8 @@
 /**
  * stdio load: spawns a server as a child process and keeps a fixed number of
  * stateless `tools/call` requests in flight over its stdin/stdout for a fixed
- * time, timing each round trip by id.
+ * time, timing each round trip by id. The warm-up starts at the first answer,
+ * so a server that starts slowly (a cold module cache) is not measured idle.
  *
  * @module
  */
@@ -9,6 +10,9 @@
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
 import { endProcess, ROOT, track } from "./process.ts";
 import { statelessCall } from "./wire.ts";
+
+/** How long a server may take to give its first answer. */
+const START_BOUND_MS = 60_000;
 
 /**
  * Runs `deno <args>` as a stdio server and measures round trips.
@@ -37,6 +41,8 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
   let measureStart = 0;
   let measureEnd = 0;
   let completed = 0;
+  let firstAnswer!: () => void;
+  const answering = new Promise<void>((resolve) => firstAnswer = resolve);
 
   const send = (count: number) => {
     let out = "";
@@ -68,6 +74,7 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
           completed++;
         }
       }
+      if (answered > 0) firstAnswer();
       if (answered > 0 && !stopping) await send(answered);
       if (stopping && sentAt.size === 0) return;
     }
@@ -75,6 +82,14 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
 
   const warmupMs = shape.warmupSeconds * 1000;
   await send(shape.connections);
+  // Bounded: a server that never answers is measured as answering nothing.
+  let startBound: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    answering,
+    reading,
+    new Promise((resolve) => startBound = setTimeout(resolve, START_BOUND_MS)),
+  ]);
+  clearTimeout(startBound);
   await new Promise((resolve) => setTimeout(resolve, warmupMs));
   measuring = true;
   measureStart = performance.now();
