@@ -23,8 +23,8 @@ export * from "./2026_07_28.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { ALL_DIALECTS } from "@anubis/dialects";
- * assert.equal(ALL_DIALECTS[0].version, "2026-07-28");
- * assert.equal(ALL_DIALECTS.length, 4);
+ * assert.equal(ALL_DIALECTS.at(-1)?.version, "2025-03-26");
+ * assert.ok(ALL_DIALECTS.some((d) => d.version === "2026-07-28"));
  * ```
  */
 export const ALL_DIALECTS: readonly Dialect[] = [

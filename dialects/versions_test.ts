@@ -363,3 +363,33 @@ Deno.test("a stateless envelope is judged by the version it claims", () => {
     engine.close();
   }
 });
+
+Deno.test("initialize is judged by the version that answers it", async () => {
+  // A made-up older version whose handshake needs no clientInfo.
+  const loose = s.object({ protocolVersion: s.string(), capabilities: s.record(s.unknown()) });
+  const older: Dialect = {
+    ...v2025_06_18,
+    requestParamsSchema: (method) =>
+      method === "initialize" ? loose : v2025_06_18.requestParamsSchema(method),
+  };
+  const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+    registry: new Registry([v2025_11_25, older]),
+  });
+  try {
+    const initialize = async (protocolVersion: string) => {
+      const session = engine.createSession({ transport: "stdio", onMessage: () => {} });
+      const params = { protocolVersion, capabilities: {} };
+      const reply = await engine.handle(
+        { jsonrpc: "2.0", id: 1, method: "initialize", params },
+        { transport: "stdio", session },
+      );
+      return reply?.message as { result?: { protocolVersion: string }; error?: { code: number } };
+    };
+    assert.equal((await initialize("2025-06-18")).result?.protocolVersion, "2025-06-18");
+    assert.equal((await initialize("2025-11-25")).error?.code, -32602);
+    // An unknown version falls back to the newest, and is judged by it.
+    assert.equal((await initialize("1999-01-01")).error?.code, -32602);
+  } finally {
+    engine.close();
+  }
+});
