@@ -62,8 +62,25 @@ export type Feature =
 export interface TransportRules {
   /** JSON-RPC batch arrays are part of the version. */
   batching: boolean;
-  /** HTTP clients must send `MCP-Protocol-Version` after `initialize` (or on every request). */
+  /**
+   * The `MCP-Protocol-Version` HTTP header is part of the version: clients
+   * send it after `initialize` (a session's header must name the session's
+   * version) or, in the stateless era, on every request, where a request
+   * without it is refused (there is no session to fall back on).
+   */
   protocolVersionHeader: boolean;
+  /**
+   * SSE streams open with a priming event (an `id` and empty `data`), so the
+   * client can resume them with `Last-Event-ID` (SEP-1699, 2025-11-25).
+   * Absent means `false`.
+   */
+  primingEvents?: boolean;
+  /**
+   * The SSE stream answering a POST is recorded, so the server may close the
+   * connection and the client resumes it by `GET` with `Last-Event-ID`
+   * (polling, SEP-1699, 2025-11-25). Absent means `false`.
+   */
+  resumablePostStreams?: boolean;
 }
 
 /**
@@ -194,5 +211,24 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   "prompts/list",
   "resources/list",
   "resources/templates/list",
+  "resources/read",
+]);
+
+/**
+ * The methods whose handlers may ask the client for input: in the stateless
+ * era their params may carry `inputResponses` and `requestState`, and their
+ * results may be `input_required`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { INPUT_REQUIRED_METHODS } from "@anubis/core";
+ * assert.ok(INPUT_REQUIRED_METHODS.has("prompts/get"));
+ * assert.ok(!INPUT_REQUIRED_METHODS.has("tools/list"));
+ * ```
+ */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  "tools/call",
+  "prompts/get",
   "resources/read",
 ]);

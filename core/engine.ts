@@ -8,14 +8,14 @@
  */
 
 import { isThenable } from "./awaitable.ts";
-import type { Dialect } from "./dialect.ts";
+import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
 import { admit, dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { InputCollector } from "./frame.ts";
 import { initialize, NEVER, restoreSession } from "./handshake.ts";
-import { MRTR_METHODS, withInputs } from "./input_rounds.ts";
+import { withInputs } from "./input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -99,7 +99,8 @@ export class Engine {
   readonly #hub: SubscriptionHub;
   readonly #closing = new AbortController();
   readonly #versions: string[];
-  // The newest stateless version's `_meta` schema, resolved on first use (`null`: none).
+  // The newest stateless version's `_meta` schema, resolved on first use (`null`: none):
+  // the envelope schema of a request whose claimed version is not a stateless one.
   #metaSchema: s.Schema | null | undefined;
 
   /**
@@ -297,13 +298,20 @@ export class Engine {
    * ```
    */
   validateEnvelope(request: JsonRpcRequest | JsonRpcNotification): McpError | undefined {
-    if (this.#metaSchema === undefined) {
-      const newest = this.registry.get(this.registry.versions("stateless")[0]);
-      this.#metaSchema = newest?.requestMetaSchema ?? null;
-    }
-    const schema = this.#metaSchema;
-    if (!schema) return undefined;
     const meta = request.params?._meta;
+    // The claimed version's own envelope; the newest one's when it claims no stateless version.
+    const claimed = this.registry.get(
+      (meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion],
+    );
+    let schema = claimed?.era === "stateless" ? claimed.requestMetaSchema : undefined;
+    if (!schema) {
+      if (this.#metaSchema === undefined) {
+        const newest = this.registry.get(this.registry.versions("stateless")[0]);
+        this.#metaSchema = newest?.requestMetaSchema ?? null;
+      }
+      schema = this.#metaSchema ?? undefined;
+    }
+    if (!schema) return undefined;
     const checked = s.validate(schema, meta);
     if (checked.ok) return undefined;
     return new EnvelopeError(
@@ -604,7 +612,7 @@ export class Engine {
     const { session } = exchange;
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
     session?.track(request.id, cancellation);
-    const inputs = MRTR_METHODS.has(request.method) ? new InputCollector({}) : undefined;
+    const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector({}) : undefined;
     const emit = emitter(exchange);
     const frame = statelessFrame(
       this.server,

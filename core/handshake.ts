@@ -25,8 +25,9 @@ export const NEVER: Cancellation = new Cancellation();
 
 const initializeSchemas = new WeakMap<Engine, s.Schema | null>();
 
-// The newest legacy version's `initialize` params schema, resolved once per engine.
-function initializeSchema(engine: Engine): s.Schema | undefined {
+// The newest legacy version's `initialize` params schema, resolved once per engine:
+// the schema of an `initialize` that no served version answers.
+function newestInitializeSchema(engine: Engine): s.Schema | undefined {
   let schema = initializeSchemas.get(engine);
   if (schema === undefined) {
     const { registry } = engine;
@@ -57,8 +58,12 @@ export async function initialize(
     );
   }
   const { registry, server } = engine;
-  const schema = initializeSchema(engine);
   const params = request.params ?? {};
+  const dialect = registry.negotiate(params.protocolVersion, engine.supportedVersions());
+  // Judged by the version that answers it (the requested one, or the one it falls back to).
+  const schema = dialect
+    ? dialect.requestParamsSchema("initialize")
+    : newestInitializeSchema(engine);
   const checked = schema ? s.validate(schema, params) : { ok: true as const };
   if (!checked.ok) {
     return errorReply(
@@ -69,7 +74,6 @@ export async function initialize(
       ),
     );
   }
-  const dialect = registry.negotiate(params.protocolVersion, engine.supportedVersions());
   if (!dialect) {
     return errorReply(
       request,

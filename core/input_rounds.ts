@@ -16,13 +16,6 @@ import type { JsonRpcRequest } from "./json_rpc.ts";
 import { RequestStateCodec } from "./request_state.ts";
 import type { Awaitable, McpServer } from "./server.ts";
 
-/** The methods whose handlers may ask for input in the stateless era. */
-export const MRTR_METHODS: ReadonlySet<string> = new Set([
-  "tools/call",
-  "prompts/get",
-  "resources/read",
-]);
-
 /** The digest of a request's arguments (`resources/read` has none but its URI). */
 function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {
   return request.method === "resources/read"

@@ -9,6 +9,7 @@ import {
   type Dialect,
   ErrorCode,
   type Feature,
+  INPUT_REQUIRED_METHODS,
   McpError,
   type ServerCapabilities,
 } from "@anubis/core";
@@ -48,8 +49,6 @@ export interface DialectSpec extends
   features: readonly Feature[];
 }
 
-const MRTR = new Set(["tools/call", "prompts/get", "resources/read"]);
-
 /**
  * Builds a dialect from its spec: the params schemas come from the shared
  * shapes, wrapped with the era's `_meta` rule.
@@ -68,7 +67,7 @@ export function defineDialect(spec: DialectSpec): Dialect {
   const params = new Map<string, s.Schema>();
   for (const method of spec.requestMethods) {
     const shape = { ...PARAMS[method], _meta: stateless ? statelessMeta : legacyMeta };
-    if (stateless && MRTR.has(method)) Object.assign(shape, INPUT_PARAMS);
+    if (stateless && INPUT_REQUIRED_METHODS.has(method)) Object.assign(shape, INPUT_PARAMS);
     // Stateless params are required (they carry `_meta`); legacy ones may be absent.
     params.set(method, s.object(shape));
   }
@@ -160,6 +159,25 @@ export function defineDialect(spec: DialectSpec): Dialect {
     },
     resourceNotFound: spec.resourceNotFound,
   };
+}
+
+/**
+ * A version's list without the entries it drops from its predecessor's.
+ * Internal: for the version modules.
+ */
+export function without<T>(list: readonly T[], ...dropped: readonly T[]): T[] {
+  return list.filter((item) => !dropped.includes(item));
+}
+
+/**
+ * A version's record without the keys it drops from its predecessor's.
+ * Internal: for the version modules.
+ */
+export function withoutKeys<V>(
+  record: Readonly<Record<string, V>>,
+  ...dropped: readonly string[]
+): Record<string, V> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !dropped.includes(key)));
 }
 
 /** The schemas of the methods a version has. */

@@ -14,29 +14,10 @@
  * @module
  */
 
-import { Registry } from "@anubis/core";
-import { ALL_DIALECTS } from "./versions.ts";
-
-export * from "./versions.ts";
-export * from "./define_dialect.ts";
+export * from "./registry.ts";
+export { defineDialect, type DialectSpec } from "./define_dialect.ts";
 export { type ComponentSchemas, componentSchemas, when } from "./component_schemas.ts";
 export { resultSchemas } from "./result_schemas.ts";
 export { primitiveSchemaDefinition } from "./elicitation_schemas.ts";
 export { serverNotificationParamsSchemas, serverRequestParamsSchemas } from "./message_schemas.ts";
 export { encodeStatelessResult, legacyEncoder, type LegacyOmissions, strip } from "./encoding.ts";
-
-/**
- * A fresh registry of all four versions (fresh, so registering a custom
- * dialect never leaks into another server).
- *
- * @returns The registry.
- *
- * @example
- * ```ts
- * import { createDefaultRegistry } from "@anubis/dialects";
- * console.log(createDefaultRegistry().get("2025-06-18")?.era); // legacy
- * ```
- */
-export function createDefaultRegistry(): Registry {
-  return new Registry(ALL_DIALECTS);
-}

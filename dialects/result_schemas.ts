@@ -9,7 +9,7 @@
  * @module
  */
 
-import { CACHEABLE_METHODS, type Feature } from "@anubis/core";
+import { CACHEABLE_METHODS, type Feature, INPUT_REQUIRED_METHODS } from "@anubis/core";
 import * as s from "@anubis/core/schema";
 import {
   anyObject,
@@ -142,7 +142,6 @@ export function resultSchemas(features: ReadonlySet<Feature>): Record<string, s.
   return statelessResults(out, results, features);
 }
 
-const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 const CLIENT_ANSWERS = new Set(["sampling/createMessage", "roots/list", "elicitation/create"]);
 
 /** `input_required` results are judged as such, any other as the method's result. */
@@ -174,7 +173,7 @@ function statelessResults(
   const inputRequest = s.discriminated(
     "method",
     Object.fromEntries(
-      ["sampling/createMessage", "roots/list", "elicitation/create"].map((method) => [
+      [...CLIENT_ANSWERS].map((method) => [
         method,
         s.object({
           method: s.literal(method),
@@ -210,7 +209,9 @@ function statelessResults(
       resultType: s.string(),
       ...when(CACHEABLE_METHODS.has(method), cache),
     });
-    out[method] = INPUT_METHODS.has(method) ? eitherResult(complete, inputRequired) : complete;
+    out[method] = INPUT_REQUIRED_METHODS.has(method)
+      ? eitherResult(complete, inputRequired)
+      : complete;
   }
   // Client answers embedded in `inputResponses` are bare results, without `resultType`.
   for (const method of CLIENT_ANSWERS) out[method] = legacy[method];

@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
+import { defineServer, type Dialect, Engine, MetaKey, Registry } from "@anubis/core";
 import * as s from "@anubis/core/schema";
 import {
   ALL_DIALECTS,
   createDefaultRegistry,
+  spec2025_03_26,
+  spec2025_06_18,
+  spec2025_11_25,
+  spec2026_07_28,
   v2025_03_26,
   v2025_06_18,
   v2025_11_25,
@@ -280,4 +285,111 @@ Deno.test("server requests, not-found errors and negotiation", () => {
     "2025-06-18",
   );
   assert.equal(registry.negotiate("2025-11-25", ["2026-07-28"]), undefined);
+});
+
+Deno.test("transport rules per version", () => {
+  const rules = ALL_DIALECTS.map((d) => [d.version, { ...d.transportRules }]);
+  assert.deepEqual(Object.fromEntries(rules), {
+    "2025-03-26": {
+      batching: true,
+      protocolVersionHeader: false,
+      primingEvents: false,
+      resumablePostStreams: false,
+    },
+    "2025-06-18": {
+      batching: false,
+      protocolVersionHeader: true,
+      primingEvents: false,
+      resumablePostStreams: false,
+    },
+    "2025-11-25": {
+      batching: false,
+      protocolVersionHeader: true,
+      primingEvents: true,
+      resumablePostStreams: true,
+    },
+    "2026-07-28": {
+      batching: false,
+      protocolVersionHeader: true,
+      primingEvents: false,
+      resumablePostStreams: false,
+    },
+  });
+});
+
+Deno.test("each version's spec is its predecessor's with its changes", () => {
+  // What a version does not restate it inherits.
+  assert.equal(spec2025_06_18.resourceNotFound, spec2025_03_26.resourceNotFound);
+  assert.equal(spec2025_11_25.resourceNotFound, spec2025_03_26.resourceNotFound);
+  assert.deepEqual(spec2025_06_18.requestMethods, spec2025_03_26.requestMethods);
+  assert.deepEqual(spec2025_11_25.serverRequestMethods, spec2025_06_18.serverRequestMethods);
+  assert.deepEqual(
+    spec2026_07_28.capabilityKeys.resources,
+    spec2025_03_26.capabilityKeys.resources,
+  );
+  assert.deepEqual(spec2026_07_28.inputRequestMethods, [
+    "sampling/createMessage",
+    "roots/list",
+    "elicitation/create",
+  ]);
+  assert.ok(!("tasks" in spec2026_07_28.capabilityKeys));
+  assert.ok(!spec2026_07_28.features.includes("tasks"));
+});
+
+Deno.test("a stateless envelope is judged by the version it claims", () => {
+  // A made-up newer stateless version whose envelope also requires a log level.
+  const strict = s.object({
+    [MetaKey.protocolVersion]: s.string(),
+    [MetaKey.logLevel]: s.string(),
+  });
+  const newer = { ...v2026_07_28, version: "2099-01-01", requestMetaSchema: strict } as Dialect;
+  const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+    registry: new Registry([v2026_07_28, newer]),
+  });
+  try {
+    const request = (version: string) => ({
+      jsonrpc: "2.0" as const,
+      id: 1,
+      method: "tools/list",
+      params: {
+        _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientCapabilities]: {} },
+      },
+    });
+    assert.equal(engine.validateEnvelope(request("2026-07-28")), undefined);
+    assert.equal(engine.validateEnvelope(request("2099-01-01"))?.code, -32602);
+    // A version that is not a stateless one is judged by the newest.
+    assert.equal(engine.validateEnvelope(request("1999-01-01"))?.code, -32602);
+  } finally {
+    engine.close();
+  }
+});
+
+Deno.test("initialize is judged by the version that answers it", async () => {
+  // A made-up older version whose handshake needs no clientInfo.
+  const loose = s.object({ protocolVersion: s.string(), capabilities: s.record(s.unknown()) });
+  const older: Dialect = {
+    ...v2025_06_18,
+    requestParamsSchema: (method) =>
+      method === "initialize" ? loose : v2025_06_18.requestParamsSchema(method),
+  };
+  const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+    registry: new Registry([v2025_11_25, older]),
+  });
+  try {
+    const initialize = async (protocolVersion: string) => {
+      const session = engine.createSession({ transport: "stdio", onMessage: () => {} });
+      const params = { protocolVersion, capabilities: {} };
+      const reply = await engine.handle(
+        { jsonrpc: "2.0", id: 1, method: "initialize", params },
+        { transport: "stdio", session },
+      );
+      return reply?.message as { result?: { protocolVersion: string }; error?: { code: number } };
+    };
+    assert.equal((await initialize("2025-06-18")).result?.protocolVersion, "2025-06-18");
+    assert.equal((await initialize("2025-11-25")).error?.code, -32602);
+    // An unknown version falls back to the newest, and is judged by it.
+    assert.equal((await initialize("1999-01-01")).error?.code, -32602);
+  } finally {
+    engine.close();
+  }
 });

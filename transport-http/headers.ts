@@ -115,13 +115,16 @@ export function checkStatelessHeaders(
   if (method !== undefined && method !== message.method) {
     return mismatch("Mcp-Method", method, message.method);
   }
-  if (!engine.dialect(version, "stateless")) {
+  const dialect = engine.dialect(version, "stateless");
+  if (!dialect) {
     return new McpError(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", {
       supported: engine.supportedVersions(),
       requested: version,
     });
   }
-  if (headerVersion === undefined) return missing("MCP-Protocol-Version");
+  if (headerVersion === undefined && dialect.transportRules.protocolVersionHeader) {
+    return missing("MCP-Protocol-Version");
+  }
   if (method === undefined) return missing("Mcp-Method");
   if (!("id" in message)) return undefined;
   const params = message.params ?? {};

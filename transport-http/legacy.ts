@@ -214,8 +214,9 @@ export class LegacyEndpoint {
     }, {
       keepAliveMs: this.#limits.keepAliveMs,
       cancelOnDisconnect: false,
-      // 2025-11-25 clients get priming events and may be asked to poll.
-      recorded: posts && found.session.dialect!.version >= "2025-11-25"
+      // Where the version has them (2025-11-25), POST streams are recorded,
+      // primed, and the client may be asked to poll.
+      recorded: posts && found.session.dialect!.transportRules.resumablePostStreams
         ? () => posts.open(sessionId)
         : undefined,
     });
@@ -352,7 +353,7 @@ export class LegacyEndpoint {
       return errorResponseOf(503, null, ErrorCode.INTERNAL_ERROR, "Too many open streams");
     }
     const resumable = this.#limits.resumable;
-    const priming = resumable && session.dialect!.version >= "2025-11-25";
+    const priming = resumable && session.dialect!.transportRules.primingEvents === true;
     let stream;
     try {
       stream = await standalone.attach(
