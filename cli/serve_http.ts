@@ -6,10 +6,10 @@
  */
 
 import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
-import { DEFAULT_KV_PATH } from "@anubis/core/kv";
+import { DEFAULT_KV_PATH, isKvFilePath } from "@anubis/core/kv";
 import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
-import { serve, type SessionBusMessage } from "@anubis/transport-http";
+import { isLoopbackHost, serve, type SessionBusMessage } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
 
 /** Rethrows a failure to open or first read a KV database as the CLI reports it. */
@@ -18,9 +18,64 @@ function cannotOpen(error: unknown): never {
 }
 
 /**
+ * The warning `serve --http` prints when its bind address turns the `Host`
+ * check off: on a non-loopback bind without `--allowed-host`, any `Host` is
+ * accepted, which leaves DNS rebinding to the network in front of the server.
+ *
+ * @param options The bind address and the extra allowed hosts.
+ * @returns The one-line warning, or `undefined` when the check is on.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hostCheckWarning } from "@anubis/cli/serve-http";
+ * assert.match(hostCheckWarning({ host: "0.0.0.0", allowedHosts: [] })!, /--allowed-host/);
+ * assert.equal(hostCheckWarning({ host: "0.0.0.0", allowedHosts: ["mcp.example.com"] }), undefined);
+ * assert.equal(hostCheckWarning({ host: "127.0.0.1", allowedHosts: [] }), undefined);
+ * ```
+ */
+export function hostCheckWarning(
+  options: Pick<ServeOptions, "host" | "allowedHosts">,
+): string | undefined {
+  if (isLoopbackHost(options.host) || options.allowedHosts.length > 0) return undefined;
+  return `anubis: warning: --host ${options.host} is not a loopback address, so the Host check ` +
+    `(DNS-rebinding protection) is off and any Host is accepted; name the hosts clients use ` +
+    `with --allowed-host <host> (repeatable) to turn it on`;
+}
+
+/**
+ * The warning for a KV file that exists but is empty (0 bytes): Deno KV then
+ * starts a new database in it, so sessions and events it held, if it was
+ * truncated, are gone. A file that does not exist yet is a first start and
+ * gets no warning.
+ *
+ * @param path The KV path (files only; `:memory:` and URLs get none).
+ * @returns The one-line warning, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { emptyKvWarning } from "@anubis/cli/serve-http";
+ * const path = await Deno.makeTempFile();
+ * assert.match((await emptyKvWarning(path))!, /is empty/);
+ * await Deno.writeTextFile(path, "x");
+ * assert.equal(await emptyKvWarning(path), undefined);
+ * assert.equal(await emptyKvWarning(":memory:"), undefined);
+ * await Deno.remove(path);
+ * ```
+ */
+export async function emptyKvWarning(path: string): Promise<string | undefined> {
+  if (!isKvFilePath(path)) return undefined;
+  const size = await Deno.stat(path).then((info) => info.size, () => undefined);
+  if (size !== 0) return undefined;
+  return `anubis: warning: the KV file ${path} is empty (0 bytes), so the stores start with no ` +
+    `sessions or events; if it held data, it was truncated`;
+}
+
+/**
  * The KV databases of one `serve`, one handle per path: the event store, the
  * session store and the buses on one file share it instead of each opening
- * their own.
+ * their own. A file found empty gets {@link emptyKvWarning} on stderr.
  *
  * @example
  * ```ts
@@ -54,7 +109,10 @@ export class KvDatabases {
   open(path: string): Promise<Deno.Kv> {
     let kv = this.#opening.get(path);
     if (!kv) {
-      kv = openKvPath(path).then((opened) => (this.#opened.push(opened), opened), cannotOpen);
+      kv = emptyKvWarning(path).then((warning) => {
+        if (warning) console.error(warning);
+        return openKvPath(path);
+      }).then((opened) => (this.#opened.push(opened), opened), cannotOpen);
       this.#opening.set(path, kv);
     }
     return kv;
@@ -256,6 +314,8 @@ export async function serveHttp(
   options: ServeOptions,
   signal: AbortSignal,
 ): Promise<void> {
+  const warning = hostCheckWarning(options);
+  if (warning) console.error(warning);
   const databases = new KvDatabases();
   let joined: JoinedInstances | undefined;
   try {

@@ -1,6 +1,7 @@
 /**
  * `serve()`: the handler on `Deno.serve`, with DNS-rebinding defaults chosen
- * from the bind address.
+ * from the bind address, listening again when accepting ran out of file
+ * descriptors.
  *
  * @module
  */
@@ -27,7 +28,30 @@ export interface ServeOptions extends HttpHandlerOptions {
   signal?: AbortSignal;
   /** Called once listening, with the endpoint URL. */
   onListen?: (url: URL) => void;
+  /**
+   * Called when accepting a connection failed for lack of file descriptors
+   * (`EMFILE`, `ENFILE`): `Deno.serve` stops listening then, and `serve()`
+   * listens again on the same address as soon as a descriptor is free, waiting
+   * 50 ms, then twice as long each time up to 1 s. Connections already open go
+   * on being served. Default: one line on stderr per episode.
+   */
+  onDescriptorsExhausted?: (error: Error) => void;
 }
+
+/** Whether an error is the OS refusing a new file descriptor (EMFILE or ENFILE). */
+function isOutOfDescriptors(error: unknown): error is Error {
+  return error instanceof Error && /\(os error 2[34]\)/.test(error.message);
+}
+
+const RELISTEN_FIRST_MS = 50;
+const RELISTEN_MAX_MS = 1000;
+
+const reportExhausted = (error: Error) =>
+  console.error(
+    `anubis: ${
+      error.message.replace(/^Error: /, "")
+    }: no new connection can be accepted; listening again once descriptors free up`,
+  );
 
 /**
  * A running server.
@@ -53,6 +77,9 @@ export interface RunningServer {
  * Serves a server over Streamable HTTP with `Deno.serve`. On a loopback bind
  * only loopback `Host` names (and those in `allowedHosts`) are accepted; on
  * any other bind the `Host` check is off unless `allowedHosts` is given.
+ * When the process runs out of file descriptors (idle clients holding
+ * sockets), the server keeps running and accepts again as soon as sockets
+ * free up (see {@link ServeOptions.onDescriptorsExhausted}).
  *
  * @param server The defined server.
  * @param options Bind address, port, and the handler's options.
@@ -75,24 +102,56 @@ export function serve(server: McpServer, options: ServeOptions = {}): RunningSer
     allowedHosts: options.allowedHosts ?? (local ? [] : "*"),
   });
   const path = options.path === false ? "/" : options.path ?? "/mcp";
-  const httpServer = Deno.serve({
-    hostname,
-    port: options.port ?? 8080,
-    onListen: () => {},
-  }, handler);
+  const listen = (port: number) => Deno.serve({ hostname, port, onListen: () => {} }, handler);
+  let httpServer = listen(options.port ?? 8080);
   const addr = httpServer.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = new URL(`http://${host}:${addr.port}${path}`);
   // Idle sessions expire even without traffic; the timer never keeps the process alive.
   const sweeper = setInterval(() => handler.sweep(), 60_000);
   Deno.unrefTimer(sweeper);
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => (clearTimeout(timer), resolve());
+    });
+  /** Listens again on the same address once a descriptor is free; false when stopped first. */
+  const relisten = async (): Promise<boolean> => {
+    for (let wait = RELISTEN_FIRST_MS;; wait = Math.min(wait * 2, RELISTEN_MAX_MS)) {
+      await pause(wait);
+      if (stopped) return false;
+      try {
+        httpServer = listen(addr.port);
+        return true;
+      } catch (error) {
+        // The old listener may still hold the port for a moment.
+        if (!isOutOfDescriptors(error) && !(error instanceof Deno.errors.AddrInUse)) throw error;
+      }
+    }
+  };
+  const finished = (async () => {
+    for (;;) {
+      try {
+        return await httpServer.finished;
+      } catch (error) {
+        if (stopped || !isOutOfDescriptors(error)) throw error;
+        (options.onDescriptorsExhausted ?? reportExhausted)(error);
+        if (!await relisten()) return;
+      }
+    }
+  })();
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     stopping ??= (async () => {
+      stopped = true;
+      wake?.();
       clearInterval(sweeper);
       options.signal?.removeEventListener("abort", onAbort);
       handler.close();
-      await httpServer.shutdown();
+      await httpServer.shutdown().catch(() => {}); // A listener that failed is already down.
+      await finished.catch(() => {});
     })();
     return stopping;
   };
@@ -100,5 +159,5 @@ export function serve(server: McpServer, options: ServeOptions = {}): RunningSer
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
   options.onListen?.(url);
-  return { url, handler, finished: httpServer.finished, shutdown };
+  return { url, handler, finished, shutdown };
 }
