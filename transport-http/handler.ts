@@ -71,8 +71,17 @@ export interface HttpHandlerOptions extends OriginPolicy {
   sessionBus?: NotificationBus<SessionBusMessage>;
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
-  /** The most live legacy sessions (default 10,000); `initialize` beyond it gets 503. */
+  /**
+   * The most live legacy sessions (default 10,000). When full, the oldest
+   * session whose handshake never finished makes room; with none, `initialize`
+   * gets 503 with a `Retry-After` of when the stalest session can expire.
+   */
   maxSessions?: number;
+  /**
+   * A legacy session whose client never sent `notifications/initialized`
+   * expires after this long without a message (default 10 s).
+   */
+  handshakeMs?: number;
   /** The most open standalone and listen streams (default 1,000); beyond it 503. */
   maxStreams?: number;
   /** A legacy session idle this long expires (default 30 minutes); also the session store TTL. */
@@ -173,6 +182,7 @@ export function createHttpHandler(
   const sessions = new SessionTable(engine, {
     maxSessions: options.maxSessions ?? 10_000,
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
+    handshakeMs: options.handshakeMs,
     sessionStore: options.sessionStore,
     sessionBus: options.sessionBus,
     stream: {

@@ -59,10 +59,13 @@ function requestIdOf(message: JsonRpcMessage): RequestId | null {
   return "method" in message && "id" in message ? message.id : null;
 }
 
-/** A full session table: 503, whether the session is new or restored. */
-function tooManySessions(id: RequestId | null): Response {
+/**
+ * A full session table: 503, whether the session is new or restored, with a
+ * `Retry-After` of when the table's stalest session can expire.
+ */
+function tooManySessions(id: RequestId | null, retryAfterSeconds: number): Response {
   return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", undefined, {
-    "retry-after": "5",
+    "retry-after": String(retryAfterSeconds),
   });
 }
 
@@ -468,7 +471,7 @@ export class LegacyEndpoint {
   ): Promise<Response> {
     const id = requestIdOf(message);
     const entry = this.#sessions.create();
-    if (!entry) return tooManySessions(id);
+    if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
@@ -522,7 +525,7 @@ export class LegacyEndpoint {
       );
     }
     if (!entry) return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
-    if (entry === "full") return tooManySessions(id);
+    if (entry === "full") return tooManySessions(id, this.#sessions.retryAfterSeconds);
     const header = request.headers.get("mcp-protocol-version")?.trim();
     const version = entry.session.dialect!.version;
     if (header !== undefined && header !== version) {

@@ -40,6 +40,13 @@ export interface SessionTableOptions {
   maxSessions: number;
   /** A session with no message and no open stream for this long expires. */
   idleMs: number;
+  /**
+   * A session whose client has not sent `notifications/initialized` expires
+   * after this long without a message (default 10 s), and when the table is
+   * full the oldest such session makes room for a new one: a flood of bare
+   * `initialize` requests cannot lock finished sessions' clients out.
+   */
+  handshakeMs?: number;
   /** Persists sessions (saved after `initialize` and whenever their record changes). */
   sessionStore?: SessionStore;
   /**
@@ -135,6 +142,7 @@ export class SessionTable {
   readonly #links: SessionLinks;
   readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
+  readonly #handshakeMs: number;
   // One function for every session's messages (a closure per session would
   // be kept as long as the session).
   readonly #deliver = (message: JsonRpcMessage, session: Session) => this.#send(session, message);
@@ -148,6 +156,7 @@ export class SessionTable {
   constructor(engine: Engine, options: SessionTableOptions) {
     this.#engine = engine;
     this.#options = options;
+    this.#handshakeMs = options.handshakeMs ?? 10_000;
     // Store ids order GETs across instances only when every instance appends
     // to the same store; otherwise an announced GET simply closes the one here.
     const ordered = options.sessionBus !== undefined && options.stream.eventStore?.shared === true;
@@ -180,8 +189,35 @@ export class SessionTable {
   }
 
   /**
+   * Seconds until a full table can have room again: when its stalest session
+   * can expire (at least 1). A `Retry-After` that says so.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 1, idleMs: 60_000, stream });
+   * table.create()!.session.initialized = true;
+   * assert.equal(table.create(), undefined); // full of finished sessions
+   * assert.equal(table.retryAfterSeconds, 60);
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  get retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil((this.#nextSweep - Date.now()) / 1000));
+  }
+
+  /**
    * Creates a session with a fresh id, or returns `undefined` when the table
-   * is full (after expiring idle sessions).
+   * is full (after expiring idle sessions, and evicting the oldest session
+   * whose handshake never finished).
    *
    * @returns The entry.
    *
@@ -504,28 +540,35 @@ export class SessionTable {
   sweep(force: boolean): void {
     const now = Date.now();
     if (!force && now < this.#nextSweep) return;
-    const idleMs = this.#options.idleMs;
-    const cutoff = now - idleMs;
-    const store = this.#options.stream.eventStore;
-    // No session expires before the stalest survivor's idle time runs out:
+    const { idleMs } = this.#options;
+    const handshakeMs = Math.min(this.#handshakeMs, idleMs);
+    // No session expires before the stalest survivor's time runs out:
     // activity only moves that later, and sessions made later start fresh.
     let nextExpiry = now + idleMs;
     for (const entry of this.#entries.values()) {
       const { session, stream } = entry;
-      if (session.lastActivity >= cutoff || stream?.attached || session.inflightCount > 0) {
-        nextExpiry = Math.min(nextExpiry, session.lastActivity + idleMs);
+      const expiresAt = session.lastActivity + (session.initialized ? idleMs : handshakeMs);
+      if (expiresAt > now || stream?.attached || session.inflightCount > 0) {
+        nextExpiry = Math.min(nextExpiry, expiresAt);
         continue;
       }
-      this.discard(entry);
-      // The session is over for this instance; a shared session store keeps
-      // its own TTL, so only the recorded events are dropped here (unless
-      // other instances share them: the session may be busy there).
-      if (store?.shared) continue;
-      store?.delete(session.id!).catch((error) =>
-        console.error(`anubis: event store delete failed for session ${session.id}:`, error)
-      );
+      this.#expire(entry);
     }
     this.#nextSweep = Math.max(now + 1000, nextExpiry);
+  }
+
+  /** Ends a session for this instance, and its recorded events unless others share them. */
+  #expire(entry: SessionEntry): void {
+    const { session } = entry;
+    const store = this.#options.stream.eventStore;
+    this.discard(entry);
+    // The session is over for this instance; a shared session store keeps
+    // its own TTL, so only the recorded events are dropped here (unless
+    // other instances share them: the session may be busy there).
+    if (store?.shared) return;
+    store?.delete(session.id!).catch((error) =>
+      console.error(`anubis: event store delete failed for session ${session.id}:`, error)
+    );
   }
 
   /**
@@ -558,7 +601,15 @@ export class SessionTable {
     // A sweep walks every session: forced only when the table is full, else
     // on its own schedule (sweeping on every initialize made n sessions O(n²)).
     this.sweep(this.#entries.size >= this.#options.maxSessions);
-    return this.#entries.size >= this.#options.maxSessions;
+    if (this.#entries.size < this.#options.maxSessions) return false;
+    // Insertion order is creation order: the first unfinished handshake is the oldest.
+    for (const entry of this.#entries.values()) {
+      const { session, stream } = entry;
+      if (session.initialized || stream?.attached || session.inflightCount > 0) continue;
+      this.#expire(entry);
+      return false;
+    }
+    return true;
   }
 
   /**
