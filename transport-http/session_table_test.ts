@@ -16,7 +16,8 @@ Deno.test("session table: random ids, a bound, and idle expiry that spares open 
     const a = table.create()!;
     const b = table.create()!;
     assert.notEqual(a.session.id, b.session.id);
-    assert.equal(table.create(), undefined);
+    a.session.initialized = b.session.initialized = true;
+    assert.equal(table.create(), undefined, "full of finished handshakes");
     const stream = await table.streamOf(b).attach(undefined, false);
     a.session.lastActivity = 0;
     b.session.lastActivity = 0;
@@ -29,6 +30,34 @@ Deno.test("session table: random ids, a bound, and idle expiry that spares open 
     table.close();
     assert.equal(stream.open, false);
     assert.equal(engine.sessions.size, 0);
+  } finally {
+    table.close();
+    engine.close();
+  }
+});
+
+Deno.test("session table: when full, the oldest unfinished handshake makes room; finished ones never do", () => {
+  const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+    registry: createDefaultRegistry(),
+  });
+  const table = new SessionTable(engine, {
+    maxSessions: 3,
+    idleMs: 60_000,
+    stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
+  });
+  try {
+    const finished = table.create()!;
+    finished.session.initialized = true;
+    const older = table.create()!;
+    const newer = table.create()!;
+    const next = table.create();
+    assert.ok(next);
+    assert.equal(older.session.closed, true);
+    assert.equal(newer.session.closed, false);
+    assert.equal(finished.session.closed, false);
+    next.session.initialized = newer.session.initialized = true;
+    assert.equal(table.create(), undefined);
+    assert.equal(table.size, 3);
   } finally {
     table.close();
     engine.close();

@@ -20,9 +20,17 @@ import { encodeSseComment } from "./sse.ts";
 export interface SseStreamOptions {
   /** Send a `: keepalive` comment this often; 0 or absent sends none. */
   keepAliveMs?: number;
-  /** Close the stream when the client leaves more than this many bytes unread (default 8 MiB). */
+  /**
+   * Close the stream when the client leaves more than this many bytes unread
+   * (default 4 MiB). Unread bytes are packed into 64 KiB blocks, so what a
+   * stream whose client stopped reading holds is this budget plus one block
+   * and the small queue the response is read from, not a chunk per event.
+   */
   maxBufferedBytes?: number;
 }
+
+/** The size of the blocks unread events are packed into. */
+const BLOCK_BYTES = 64 * 1024;
 
 const KEEPALIVE = encodeSseComment("keepalive");
 
@@ -72,6 +80,12 @@ export class SseStream {
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #timer?: ReturnType<typeof setInterval>;
   readonly #maxBuffered: number;
+  /** Whether the reader asked for bytes that nothing has been written for yet. */
+  #wanted = false;
+  /** Bytes written while the reader was not asking, packed into blocks (the last one filling). */
+  #blocks: Uint8Array[] = [];
+  #lastUsed = 0;
+  #unread = 0;
 
   /**
    * Creates the stream.
@@ -79,13 +93,14 @@ export class SseStream {
    * @param options Keep-alive and buffering.
    */
   constructor(options: SseStreamOptions = {}) {
-    this.#maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+    this.#maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
     this.readable = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
       },
+      pull: () => this.#pull(),
       cancel: () => this.#end(false),
-    }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }));
+    }, new ByteLengthQueuingStrategy({ highWaterMark: BLOCK_BYTES }));
     if (options.keepAliveMs && options.keepAliveMs > 0) {
       this.#timer = setInterval(() => this.write(KEEPALIVE), options.keepAliveMs);
     }
@@ -133,24 +148,68 @@ export class SseStream {
    * import { encodeSseComment, SseStream } from "@anubis/transport-http";
    * const stream = new SseStream({ maxBufferedBytes: 1024 });
    * console.log(stream.write(encodeSseComment("hi"))); // true
-   * // Nobody reads: beyond the 64 KiB queue plus `maxBufferedBytes` the stream ends.
-   * console.log(stream.write(encodeSseComment("x".repeat(70_000)))); // false
+   * // Nobody reads: beyond `maxBufferedBytes` unread the stream ends.
+   * console.log(stream.write(encodeSseComment("x".repeat(2_000)))); // false
    * console.log(stream.open); // false
    * ```
    */
   write(bytes: Uint8Array): boolean {
     if (!this.open) return false;
-    try {
-      this.#controller.enqueue(bytes);
-    } catch {
-      this.#end(false);
-      return false;
+    if (this.#wanted) {
+      // The reader keeps up: hand the bytes over as they are.
+      this.#wanted = false;
+      try {
+        this.#controller.enqueue(bytes);
+      } catch {
+        this.#end(false);
+        return false;
+      }
+      return true;
     }
-    if ((this.#controller.desiredSize ?? 0) < -this.#maxBuffered) {
+    this.#unread += bytes.byteLength;
+    if (this.#unread > this.#maxBuffered) {
       this.#end(true);
       return false;
     }
+    this.#pack(bytes);
     return true;
+  }
+
+  /** Copies bytes into the blocks, starting a new block when the last is full. */
+  #pack(bytes: Uint8Array): void {
+    let offset = 0;
+    while (offset < bytes.byteLength) {
+      let last = this.#blocks.at(-1);
+      if (!last || this.#lastUsed === last.byteLength) {
+        last = new Uint8Array(Math.max(BLOCK_BYTES, bytes.byteLength - offset));
+        this.#blocks.push(last);
+        this.#lastUsed = 0;
+      }
+      const take = Math.min(last.byteLength - this.#lastUsed, bytes.byteLength - offset);
+      last.set(bytes.subarray(offset, offset + take), this.#lastUsed);
+      this.#lastUsed += take;
+      offset += take;
+    }
+  }
+
+  /** The reader wants bytes: the packed ones if any, else the next write. */
+  #pull(): void {
+    if (this.#blocks.length === 0) this.#wanted = true;
+    else this.#flush();
+  }
+
+  /** Moves the packed blocks into the response's queue. */
+  #flush(): void {
+    if (this.#blocks.length === 0) return;
+    const blocks = this.#blocks;
+    const lastUsed = this.#lastUsed;
+    this.#blocks = [];
+    this.#lastUsed = 0;
+    this.#unread = 0;
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i];
+      this.#controller.enqueue(i === blocks.length - 1 ? block.subarray(0, lastUsed) : block);
+    }
   }
 
   /**
@@ -200,6 +259,7 @@ export class SseStream {
     this.#ended.abort();
     if (closeBody) {
       try {
+        this.#flush(); // What was written is read before the end.
         this.#controller.close();
       } catch {
         // Already cancelled by the reader.

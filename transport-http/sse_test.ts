@@ -30,12 +30,35 @@ Deno.test("sse stream: writes after close are ignored; a cancel ends it and fire
   assert.equal(cancelled.open, false);
 });
 
-Deno.test("sse stream: a client that stops reading is cut off past the buffer bound", async () => {
+Deno.test("sse stream: a client that stops reading is cut off once more than the budget is unread", async () => {
   const stream = new SseStream({ maxBufferedBytes: 100_000 });
-  const chunk = new Uint8Array(64 * 1024);
+  await Promise.resolve(); // The reader's first pull.
+  const chunk = new Uint8Array(1024);
   let writes = 0;
   while (stream.write(chunk)) writes++;
-  assert.ok(writes >= 2);
+  // One write goes straight to the reader's queue; 97 more fit in the budget.
+  assert.equal(writes, 1 + Math.floor(100_000 / 1024));
   assert.equal(stream.open, false);
   await stream.readable.cancel();
+});
+
+Deno.test("sse stream: what a slow reader left unread is read in order, in blocks, up to the close", async () => {
+  const stream = new SseStream();
+  const encoder = new TextEncoder();
+  let expected = "";
+  for (let i = 0; i < 5_000; i++) {
+    const line = `: ${i}\n\n`;
+    expected += line;
+    assert.equal(stream.write(encoder.encode(line)), true);
+  }
+  stream.close();
+  const decoder = new TextDecoder();
+  let read = "";
+  let chunks = 0;
+  for await (const chunk of stream.readable) {
+    read += decoder.decode(chunk, { stream: true });
+    chunks++;
+  }
+  assert.equal(read, expected);
+  assert.ok(chunks < 10, `${chunks} chunks for 5,000 writes`);
 });
