@@ -315,7 +315,9 @@ export function notJson(): Decoded {
   return { kind: "invalid", error: errorResponse(null, ErrorCode.PARSE_ERROR, "Parse error") };
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// A byte order mark is kept, so a message that starts with one is not JSON
+// text (-32700), on every transport alike (RFC 8259 §8.1: senders must not add one).
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Encodes a message (or a batch of messages) as compact JSON text.

@@ -17,7 +17,8 @@
  */
 export type Line = { bytes: Uint8Array } | { text: string } | { tooLong: number };
 
-// BOMs are kept and removed per line below, as a per-line decode would.
+// A byte order mark is kept: a line that starts with one is not JSON text (-32700),
+// as on HTTP.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
@@ -186,8 +187,7 @@ function splitText(text: string, lines: Line[]): void {
     const newline = text.indexOf("\n", from);
     let end = newline;
     if (end > from && text.charCodeAt(end - 1) === 13) end--;
-    const start = text.charCodeAt(from) === 0xfeff && end > from ? from + 1 : from;
-    if (end > from) lines.push({ text: text.slice(start, end) });
+    if (end > from) lines.push({ text: text.slice(from, end) });
     from = newline + 1;
   }
 }

@@ -188,6 +188,31 @@ Deno.test("stdio: bad input is answered and the server keeps serving", async () 
   assert.equal(code, 0, stderr);
 });
 
+Deno.test("stdio: a line that starts with a byte order mark is a parse error, as on HTTP", async () => {
+  const server = start();
+  // First in the stream (where a stream decoder would drop it), then mid-stream,
+  // whole in one chunk and split across two.
+  await server.send('\ufeff{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await server.send('\ufeff{"jsonrpc":"2.0","id":2,"method":"ping"}\n{"jsonrpc":"2.0",');
+  await server.send('"id":3,"method":"ping"}\n\ufeff{"jsonrpc":');
+  await server.send('"2.0","id":4,"method":"ping"}\n{"jsonrpc":"2.0","id":5,"method":"ping"}\n');
+  await server.next(byId(5));
+  const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
+  // Parse errors are answered at once, requests once served: compare as a set.
+  assert.deepEqual(
+    [...server.lines].sort(),
+    [
+      parseError,
+      parseError,
+      parseError,
+      '{"jsonrpc":"2.0","id":3,"result":{}}',
+      '{"jsonrpc":"2.0","id":5,"result":{}}',
+    ].sort(),
+  );
+  const { code, stderr } = await server.close();
+  assert.equal(code, 0, stderr);
+});
+
 Deno.test("cli: a missing module and a bad flag give one line on stderr and a non-zero exit", async () => {
   for (
     const args of [["serve", "tests/fixtures/missing.ts"], ["serve", "x.ts", "--frobnicate"], [
