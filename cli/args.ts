@@ -55,22 +55,32 @@ export type ParsedArgs =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { USAGE } from "@anubis/cli/args";
- * console.log(USAGE.startsWith("Usage")); // true
+ * assert.ok(USAGE.startsWith("Usage: anubis serve"));
+ * assert.ok(USAGE.includes(".data/anubis.kv"));
  * ```
  */
-export const USAGE: string = `Usage: deno run -A cli/main.ts serve <server module> [options]
+export const USAGE: string = `Usage: anubis serve <server module> [options]
 
 Serves the module's default export (a defineServer() definition) over stdio,
-or over Streamable HTTP with --http.
+or over Streamable HTTP with --http. The CLI runs on Deno; with only Node and
+npm, npx fetches Deno 2.9.6:
+
+  npx deno@2.9.6 run -A cli/main.ts serve <module>          (a checkout of this repository)
+  npx deno@2.9.6 run -A jsr:@anubis/cli serve <module>      (your own project)
 
 Options:
   --http                    Serve Streamable HTTP instead of stdio
-  --host <address>          HTTP bind address (default 127.0.0.1)
+  --host <address>          HTTP bind address (default 127.0.0.1; any other
+                            address turns the Host check off unless
+                            --allowed-host names the hosts)
   --port <number>           HTTP port (default 8080; 0 picks a free port)
   --path <path>             HTTP endpoint path (default /mcp)
   --event-store <store>     Resumable streams: memory, kv or kv:<path> (default: off)
   --session-store <store>   Persist sessions: kv or kv:<path> (default: off)
+                            kv alone is the file .data/anubis.kv; several
+                            instances may share one file
   --allowed-origin <origin> Also accept this Origin (repeatable)
   --allowed-host <host>     Also accept this Host (repeatable)
   -h, --help                Show this help

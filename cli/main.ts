@@ -1,12 +1,14 @@
 /**
- * `@anubis/cli`: `deno run -A cli/main.ts serve <server module> [options]`.
- * Serves a server module on stdio (the default) or Streamable HTTP. Every
- * error is one line on stderr and a non-zero exit code.
+ * `@anubis/cli`: `serve <server module> [options]` on Deno. Serves a server
+ * module on stdio (the default) or Streamable HTTP. Every error is one line on
+ * stderr and a non-zero exit code. Started by Node, it says that it needs
+ * Deno and exits 1.
  *
  * @example
  * ```sh
- * deno run -A cli/main.ts serve examples/everything.ts
- * deno run -A cli/main.ts serve examples/everything.ts --http --port 8080
+ * # From a checkout of this repository (npx fetches Deno):
+ * npx deno@2.9.6 run -A cli/main.ts serve examples/everything.ts
+ * npx deno@2.9.6 run -A cli/main.ts serve examples/everything.ts --http --port 8080
  * ```
  *
  * @module
@@ -78,4 +80,18 @@ async function serveWith(options: ServeOptions, server: McpServer): Promise<void
   }
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+/** The line the CLI prints when a runtime other than Deno starts it. */
+const NEEDS_DENO = "anubis: the CLI runs on Deno; with only Node and npm, start it as " +
+  "`npx deno@2.9.6 run -A jsr:@anubis/cli serve <module>` (from a checkout: " +
+  "`npx deno@2.9.6 run -A cli/main.ts serve <module>`)";
+
+/** Node's process, when Node runs this module. */
+const nodeProcess = (globalThis as { process?: { argv: string[]; exitCode?: number } }).process;
+
+if (typeof Deno !== "undefined") {
+  if (import.meta.main) Deno.exit(await main(Deno.args));
+} else if (nodeProcess && new URL(import.meta.url).pathname === nodeProcess.argv[1]) {
+  // Started by Node as a script (not imported): say what it needs instead of exiting 0.
+  console.error(NEEDS_DENO);
+  nodeProcess.exitCode = 1;
+}
