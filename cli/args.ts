@@ -1,5 +1,5 @@
 /**
- * Command-line parsing of `anubis serve`.
+ * Command-line parsing of `anubis serve` and `anubis init`.
  *
  * @module
  */
@@ -9,8 +9,8 @@
  *
  * @example
  * ```ts
- * import { parseServeArgs } from "@anubis/cli/args";
- * const parsed = parseServeArgs(["serve", "server.ts", "--http", "--port", "9000"]);
+ * import { parseArgs } from "@anubis/cli/args";
+ * const parsed = parseArgs(["serve", "server.ts", "--http", "--port", "9000"]);
  * if (parsed.kind === "serve") console.log(parsed.options.port); // 9000
  * ```
  */
@@ -40,14 +40,15 @@ export interface ServeOptions {
  *
  * @example
  * ```ts
- * import { type ParsedArgs, parseServeArgs } from "@anubis/cli/args";
- * const parsed: ParsedArgs = parseServeArgs(["serve", "server.ts", "--port", "0"]);
+ * import { type ParsedArgs, parseArgs } from "@anubis/cli/args";
+ * const parsed: ParsedArgs = parseArgs(["serve", "server.ts", "--port", "0"]);
  * console.log(parsed.kind); // serve
  * ```
  */
 export type ParsedArgs =
   | { kind: "help" }
   | { kind: "serve"; options: ServeOptions }
+  | { kind: "init"; dir: string }
   | { kind: "error"; message: string };
 
 /**
@@ -62,13 +63,19 @@ export type ParsedArgs =
  * ```
  */
 export const USAGE: string = `Usage: anubis serve <server module> [options]
+       anubis init [dir]
 
-Serves the module's default export (a defineServer() definition) over stdio,
-or over Streamable HTTP with --http. The CLI runs on Deno; with only Node and
-npm, npx fetches Deno 2.9.6:
+serve: serves the module's default export (a defineServer() definition) over
+stdio, or over Streamable HTTP with --http.
+init: writes a new project into dir (default .): server.ts, its deno.json
+(imports from JSR; tasks serve, serve:http and test) and server_test.ts;
+writes nothing if any of them exists.
+
+The CLI runs on Deno; with only Node and npm, npx fetches Deno 2.9.6:
 
   npx deno@2.9.6 run -A cli/main.ts serve <module>          (a checkout of this repository)
   npx deno@2.9.6 run -A jsr:@anubis/cli serve <module>      (your own project)
+  npx deno@2.9.6 run -A jsr:@anubis/cli init my-server      (start one)
 
 Options:
   --http                    Serve Streamable HTTP instead of stdio
@@ -104,17 +111,23 @@ const VALUE_FLAGS = new Set([
  *
  * @example
  * ```ts
- * import { parseServeArgs } from "@anubis/cli/args";
- * console.log(parseServeArgs(["serve"]).kind); // error
+ * import { parseArgs } from "@anubis/cli/args";
+ * console.log(parseArgs(["serve"]).kind); // error
  * ```
  */
-export function parseServeArgs(args: readonly string[]): ParsedArgs {
+export function parseArgs(args: readonly string[]): ParsedArgs {
   if (args.includes("-h") || args.includes("--help")) return { kind: "help" };
   const [command, ...rest] = args;
+  if (command === "init") {
+    const flag = rest.find((arg) => arg.startsWith("-"));
+    if (flag) return { kind: "error", message: `unknown option: ${flag}` };
+    if (rest.length > 1) return { kind: "error", message: `unexpected argument: ${rest[1]}` };
+    return { kind: "init", dir: rest[0] ?? "." };
+  }
   if (command !== "serve") {
     return {
       kind: "error",
-      message: command ? `unknown command: ${command}` : "missing command: serve",
+      message: command ? `unknown command: ${command}` : "missing command: serve or init",
     };
   }
   const options: ServeOptions = {

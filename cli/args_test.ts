@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { parseServeArgs } from "./args.ts";
+import { parseArgs } from "./args.ts";
 
 Deno.test("args: serve --http with every HTTP flag", () => {
-  const parsed = parseServeArgs([
+  const parsed = parseArgs([
     "serve",
     "server.ts",
     "--http",
@@ -39,7 +39,7 @@ Deno.test("args: serve --http with every HTTP flag", () => {
 
 Deno.test("args: bad HTTP flags are one-line errors", () => {
   const error = (args: string[]) => {
-    const parsed = parseServeArgs(["serve", "server.ts", ...args]);
+    const parsed = parseArgs(["serve", "server.ts", ...args]);
     return parsed.kind === "error" ? parsed.message : undefined;
   };
   assert.match(error(["--http", "--port", "70000"])!, /--port must be an integer/);

@@ -1,6 +1,7 @@
 /**
- * `@anubis/cli`: `serve <server module> [options]` on Deno. Serves a server
- * module on stdio (the default) or Streamable HTTP. Every error is one line on
+ * `@anubis/cli`: `serve <server module> [options]` and `init [dir]` on Deno.
+ * Serves a server module on stdio (the default) or Streamable HTTP, or writes
+ * a new project. Every error is one line on
  * stderr and a non-zero exit code. Started by Node, it says that it needs
  * Deno and exits 1.
  *
@@ -14,7 +15,7 @@
  * @module
  */
 
-import { parseServeArgs, type ServeOptions, USAGE } from "./args.ts";
+import { parseArgs, type ServeOptions, USAGE } from "./args.ts";
 import { loadServer } from "./load_server.ts";
 import type { McpServer } from "@anubis/core";
 
@@ -31,7 +32,7 @@ import type { McpServer } from "@anubis/core";
  * ```
  */
 export async function main(args: readonly string[]): Promise<number> {
-  const parsed = parseServeArgs(args);
+  const parsed = parseArgs(args);
   if (parsed.kind === "help") {
     console.log(USAGE);
     return 0;
@@ -41,6 +42,12 @@ export async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   try {
+    if (parsed.kind === "init") {
+      const { initProject } = await import("./init.ts");
+      for (const path of await initProject(parsed.dir)) console.error(`anubis: wrote ${path}`);
+      console.error(`anubis: next: cd ${parsed.dir} && deno task test && deno task serve:http`);
+      return 0;
+    }
     await serve(parsed.options);
     return 0;
   } catch (error) {
