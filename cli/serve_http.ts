@@ -6,7 +6,7 @@
  */
 
 import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
-import { DEFAULT_KV_PATH, isKvFilePath } from "@anubis/core/kv";
+import { DEFAULT_KV_PATH, isKvFilePath, type KvLike } from "@anubis/core/kv";
 import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
 import { isLoopbackHost, serve, type SessionBusMessage } from "@anubis/transport-http";
@@ -87,8 +87,8 @@ export async function emptyKvWarning(path: string): Promise<string | undefined> 
  * ```
  */
 export class KvDatabases {
-  readonly #opening = new Map<string, Promise<Deno.Kv>>();
-  readonly #opened: Deno.Kv[] = [];
+  readonly #opening = new Map<string, Promise<KvLike>>();
+  readonly #opened: KvLike[] = [];
 
   /**
    * The database at `path`, opened on first use (its folder created).
@@ -102,11 +102,11 @@ export class KvDatabases {
    * import { KvDatabases } from "@anubis/cli/serve-http";
    * const databases = new KvDatabases();
    * const kv = await databases.open(":memory:");
-   * await kv.set(["k"], 1);
+   * console.log((await kv.get(["k"])).value); // null
    * databases.close();
    * ```
    */
-  open(path: string): Promise<Deno.Kv> {
+  open(path: string): Promise<KvLike> {
     let kv = this.#opening.get(path);
     if (!kv) {
       kv = emptyKvWarning(path).then((warning) => {

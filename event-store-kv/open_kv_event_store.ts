@@ -7,7 +7,7 @@
 
 import { dirname } from "node:path";
 import type { BusMessage } from "@anubis/core";
-import { DEFAULT_KV_PATH, isKvFilePath } from "@anubis/core/kv";
+import { DEFAULT_KV_PATH, isKvFilePath, type KvLike } from "@anubis/core/kv";
 import { KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
 import { KvNotificationBus, type KvNotificationBusOptions } from "./kv_notification_bus.ts";
 
@@ -17,7 +17,9 @@ import { KvNotificationBus, type KvNotificationBusOptions } from "./kv_notificat
  * Connect backend such as self-hosted denokv. Needs `--unstable-kv`.
  *
  * @param path The file, `":memory:"` or URL (default {@link DEFAULT_KV_PATH}).
- * @returns The database.
+ * @returns The database, typed as the {@link KvLike} the stores take, so the
+ *   published declarations name no `Deno` type (a Node project type-checks
+ *   them without Deno's types); it is a `Deno.Kv`.
  *
  * @example
  * ```ts
@@ -26,7 +28,7 @@ import { KvNotificationBus, type KvNotificationBusOptions } from "./kv_notificat
  * kv.close();
  * ```
  */
-export async function openKvPath(path: string = DEFAULT_KV_PATH): Promise<Deno.Kv> {
+export async function openKvPath(path: string = DEFAULT_KV_PATH): Promise<KvLike> {
   if (isKvFilePath(path)) await Deno.mkdir(dirname(path), { recursive: true });
   return await Deno.openKv(path);
 }
