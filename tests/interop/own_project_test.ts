@@ -59,6 +59,11 @@ Deno.test("own project: cli init writes a project that tests and serves outside 
       assert.equal(init.code, 0, init.stderr);
       assert.match(init.stderr, /wrote my-server\/server\.ts/);
       const config = JSON.parse(await Deno.readTextFile(`${dir}/deno.json`));
+      // The README shows this deno.json as written.
+      const readme = await Deno.readTextFile(`${REPO}README.md`);
+      const section = readme.slice(readme.indexOf("## Your own server"));
+      const shown = section.match(/```json\n([\s\S]*?)```/)![1];
+      assert.deepEqual(JSON.parse(shown), config);
       assert.deepEqual(config.imports, {
         "@anubis/cli": "jsr:@anubis/cli@^0.1.0",
         "@anubis/core": "jsr:@anubis/core@^0.1.0",
