@@ -14,7 +14,17 @@
  * @module
  */
 
-/** This package's version: what the written `deno.json` asks JSR for. */
+/**
+ * This package's version: what the written `deno.json` asks JSR for.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CLI_VERSION, projectFiles } from "@anubis/cli/init";
+ * const config = JSON.parse(projectFiles()[0].text);
+ * assert.equal(config.imports["@anubis/cli"], `jsr:@anubis/cli@^${CLI_VERSION}`);
+ * ```
+ */
 export const CLI_VERSION = "0.1.0";
 
 /**
