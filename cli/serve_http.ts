@@ -11,6 +11,7 @@ import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store
 import { KvSessionStore } from "@anubis/session-kv";
 import { isLoopbackHost, serve, type SessionBusMessage } from "@anubis/transport-http";
 import type { ServeOptions } from "./args.ts";
+import { MemoryEventStore } from "@anubis/event-store-memory";
 
 /** Rethrows a failure to open or first read a KV database as the CLI reports it. */
 function cannotOpen(error: unknown): never {
@@ -145,8 +146,8 @@ export class KvDatabases {
  * ```
  */
 export interface OpenedStores {
-  /** The event store: `true` selects the in-memory one. */
-  eventStore?: EventStore | true;
+  /** The event store. */
+  eventStore?: EventStore;
   /** The session store. */
   sessionStore?: SessionStore;
   /** Closes what was opened (KV databases, unless they were handed in). */
@@ -172,9 +173,11 @@ function kvPath(flag: string | undefined): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemoryEventStore } from "@anubis/event-store-memory";
  * import { openStores } from "@anubis/cli/serve-http";
  * const stores = await openStores({ eventStore: "memory" });
- * console.log(stores.eventStore); // true
+ * assert.ok(stores.eventStore instanceof MemoryEventStore);
  * stores.close();
  * ```
  */
@@ -187,7 +190,7 @@ export async function openStores(
   const stores: OpenedStores = { close: () => owned?.close() };
   try {
     const eventPath = kvPath(options.eventStore);
-    if (options.eventStore === "memory") stores.eventStore = true;
+    if (options.eventStore === "memory") stores.eventStore = new MemoryEventStore();
     else if (eventPath !== undefined) {
       stores.eventStore = new KvEventStore(await kvs.open(eventPath));
     }

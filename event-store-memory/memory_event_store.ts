@@ -1,5 +1,5 @@
 /**
- * A bounded in-process `EventStore`: the `eventStore: true` default.
+ * A bounded in-process `EventStore`: resumable streams within one process.
  *
  * @module
  */

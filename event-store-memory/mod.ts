@@ -1,7 +1,6 @@
 /**
  * `@anubis/event-store-memory`: a bounded in-memory `EventStore` for
- * Streamable HTTP resumability within one process (the `eventStore: true`
- * default).
+ * Streamable HTTP resumability within one process (`eventStore: new MemoryEventStore()`).
  *
  * @example
  * ```ts

@@ -23,7 +23,6 @@ import {
   type SessionStore,
 } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { MemoryEventStore } from "@anubis/event-store-memory";
 import { readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { LegacyEndpoint } from "./legacy.ts";
@@ -41,9 +40,10 @@ import { StatelessEndpoint } from "./stateless.ts";
  * @example
  * ```ts
  * import type { HttpHandlerOptions } from "@anubis/transport-http";
+ * import { MemoryEventStore } from "@anubis/event-store-memory";
  * const options: HttpHandlerOptions = {
  *   path: "/mcp",
- *   eventStore: true,
+ *   eventStore: new MemoryEventStore(),
  *   allowedOrigins: ["https://app.example.com"],
  *   maxBodyBytes: 1024 * 1024,
  * };
@@ -55,11 +55,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
   /** The dialects (default: all four). */
   registry?: Registry;
   /**
-   * Makes standalone streams resumable: an `EventStore`, or `true` for a
-   * `MemoryEventStore`. Without it events carry per-connection ids and
+   * Makes streams resumable: an `EventStore` (in one process, a
+   * `MemoryEventStore` from `@anubis/event-store-memory`; across instances,
+   * a `KvEventStore`). Without it events carry per-connection ids and
    * `Last-Event-ID` is ignored.
    */
-  eventStore?: EventStore | true;
+  eventStore?: EventStore;
   /** Persists legacy sessions so they survive restarts and move between instances. */
   sessionStore?: SessionStore;
   /**
@@ -177,7 +178,7 @@ export function createHttpHandler(
     registry: options.registry ?? createDefaultRegistry(),
     maxSubscriptions: maxStreams,
   });
-  const eventStore = options.eventStore === true ? new MemoryEventStore() : options.eventStore;
+  const eventStore = options.eventStore;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const sessions = new SessionTable(engine, {
     maxSessions: options.maxSessions ?? 10_000,

@@ -16,7 +16,12 @@ import { isLoopbackHost } from "./origin.ts";
  * @example
  * ```ts
  * import type { ServeOptions } from "@anubis/transport-http";
- * const options: ServeOptions = { hostname: "127.0.0.1", port: 0, eventStore: true };
+ * import { MemoryEventStore } from "@anubis/event-store-memory";
+ * const options: ServeOptions = {
+ *   hostname: "127.0.0.1",
+ *   port: 0,
+ *   eventStore: new MemoryEventStore(),
+ * };
  * ```
  */
 export interface ServeOptions extends HttpHandlerOptions {

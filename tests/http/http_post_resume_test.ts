@@ -222,7 +222,10 @@ Deno.test("http post resume: another session's stream id, or an unknown one, is 
 
 Deno.test("http post resume: without an event store, or before 2025-11-25, closeStream does nothing and the result comes as JSON", async () => {
   for (
-    const [options, version] of [[{}, "2025-11-25"], [{ eventStore: true }, "2025-06-18"]] as const
+    const [options, version] of [[{}, "2025-11-25"], [
+      { eventStore: new MemoryEventStore() },
+      "2025-06-18",
+    ]] as const
   ) {
     const server = start(options, pollServer());
     try {

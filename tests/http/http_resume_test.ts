@@ -89,7 +89,7 @@ for (const [name, makeStore] of stores) {
 }
 
 Deno.test("http resume: a session never replays another session's events", async () => {
-  const server = start({ eventStore: true });
+  const server = start({ eventStore: new MemoryEventStore() });
   const notify = server.handler.engine.server.notify;
   try {
     const x = await initialize(server.url);
@@ -129,7 +129,7 @@ Deno.test("http resume: a session never replays another session's events", async
 });
 
 Deno.test("http resume: a new GET supersedes the open one", async () => {
-  const server = start({ eventStore: true });
+  const server = start({ eventStore: new MemoryEventStore() });
   try {
     const sessionId = await initialize(server.url);
     const a = new SseReader(await open(server.url, sessionId));
@@ -146,7 +146,7 @@ Deno.test("http resume: a new GET supersedes the open one", async () => {
 });
 
 Deno.test("http resume: no priming before 2025-11-25, per-connection ids without a store", async () => {
-  const withStore = start({ eventStore: true });
+  const withStore = start({ eventStore: new MemoryEventStore() });
   const withoutStore = start();
   try {
     const old = await initialize(withStore.url, "2025-06-18");
@@ -268,7 +268,7 @@ Deno.test("http resume: a stream on one instance delivers what another instance 
 });
 
 Deno.test("http resume: many sessions at once each get exactly their own ids", async () => {
-  const server = start({ eventStore: true });
+  const server = start({ eventStore: new MemoryEventStore() });
   try {
     const ids = await Promise.all(Array.from({ length: 20 }, () => initialize(server.url)));
     const readers = await Promise.all(ids.map(async (id) => {

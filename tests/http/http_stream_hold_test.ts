@@ -89,7 +89,7 @@ Deno.test("http stream hold: a GET superseded while it attaches leaves no timer 
 
 Deno.test("http stream hold: closing the handler ends an open stream's touch timer", async () => {
   const sessionStore = new CountingSessionStore();
-  const server = start({ eventStore: true, sessionStore, sessionIdleMs: 400 });
+  const server = start({ eventStore: new MemoryEventStore(), sessionStore, sessionIdleMs: 400 });
   let body: ReadableStream<Uint8Array> | null = null;
   try {
     const sessionId = await initialize(server.url);

@@ -20,7 +20,8 @@ function hasNode(): boolean {
 const ENTRY = `
 import hello from "${new URL("examples/hello.ts", ROOT).href}";
 import { createHttpHandler } from "${new URL("transport-http/mod.ts", ROOT).href}";
-export const handler = createHttpHandler(hello, { eventStore: true });
+import { MemoryEventStore } from "${new URL("event-store-memory/mod.ts", ROOT).href}";
+export const handler = createHttpHandler(hello, { eventStore: new MemoryEventStore() });
 `;
 
 const RUN = `

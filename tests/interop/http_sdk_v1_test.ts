@@ -14,9 +14,10 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { start, until } from "../helpers/http_helpers.ts";
+import { MemoryEventStore } from "@anubis/event-store-memory";
 
 Deno.test("http sdk v1: StreamableHTTPClientTransport end to end", async () => {
-  const server = start({ eventStore: true });
+  const server = start({ eventStore: new MemoryEventStore() });
   const client = new Client({ name: "sdk-v1", version: "1.0.0" }, {
     capabilities: { elicitation: {} },
   });

@@ -37,10 +37,13 @@ const SIBLINGS: Record<string, string[]> = {
   "@anubis/event-store-kv": ["@anubis/core"],
   "@anubis/session-kv": ["@anubis/core"],
   "@anubis/transport-stdio": ["@anubis/core", "@anubis/dialects"],
-  "@anubis/transport-http": ["@anubis/core", "@anubis/dialects", "@anubis/event-store-memory"],
+  "@anubis/transport-http": ["@anubis/core", "@anubis/dialects"],
+  // dialects: named by the test that init writes (transitively needed anyway).
   "@anubis/cli": [
     "@anubis/core",
+    "@anubis/dialects",
     "@anubis/event-store-kv",
+    "@anubis/event-store-memory",
     "@anubis/session-kv",
     "@anubis/transport-http",
     "@anubis/transport-stdio",

@@ -58,7 +58,7 @@ async function run(command: string, args: string[], cwd: string): Promise<string
 // `*/` that ends a module's JSDoc (JSDoc example lines start with ` *`); between the keyword and `from` only names and one
 // `{ … }` list may stand, so a class body's JSDoc is never read as an import.
 const STATIC =
-  /^(?:\s*\*\/)?\s*(?:import|export)\b(?:[^;{}"']|\{[^{}]*\})*?\bfrom\s*["'](@anubis\/[\w-]+)(?:\/[^"']*)?["']/gm;
+  /^(?:\s*\*\/)?\s*(?:import|export)\b(?:[^;{}"'\n]|\{[^{}]*\})*?\bfrom\s*["'](@anubis\/[\w-]+)(?:\/[^"']*)?["']/gm;
 const BARE = /^(?:\s*\*\/)?\s*import\s*["'](@anubis\/[\w-]+)(?:\/[^"']*)?["']/gm;
 const DYNAMIC = /^(?!\s*(?:\*|\/\/)).*?\bimport\(\s*["'](@anubis\/[\w-]+)(?:\/[^"']*)?["']\s*\)/gm;
 
