@@ -98,15 +98,24 @@ Deno.test("own project: cli init writes a project that tests and serves outside 
 
     await t.step("deno task serve answers the official v1 client over stdio", async () => {
       const client = new Client({ name: "own", version: "1.0.0" });
-      await client.connect(
-        new StdioClientTransport({
-          command: Deno.execPath(),
-          args: ["task", "-q", "serve"],
-          cwd: dir,
-        }),
+      // The SDK hands a child only HOME, PATH and a few more; DENO_DIR must reach it too.
+      const transport = new StdioClientTransport({
+        command: Deno.execPath(),
+        args: ["task", "-q", "serve"],
+        cwd: dir,
+        env: Deno.env.toObject(),
+        stderr: "pipe",
+      });
+      let stderr = "";
+      transport.stderr?.on(
+        "data",
+        (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk),
       );
       try {
+        await client.connect(transport);
         await greet(client);
+      } catch (error) {
+        throw new Error(`deno task serve: ${error}; its stderr: ${stderr}`);
       } finally {
         await client.close();
       }
