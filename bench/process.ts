@@ -22,16 +22,21 @@ export interface RunningServer {
 export const ROOT: string = new URL("..", import.meta.url).pathname;
 
 /**
- * Spawns `deno <args>` from the repository root and waits for the listening
- * line on stderr.
+ * Spawns `deno <args>` (or `command <args>`) from the repository root and
+ * waits for the listening line on stderr.
  *
- * @param args The arguments after `deno`.
+ * @param args The arguments after `deno` (or `command`).
  * @param timeoutMs How long to wait for the listening line.
+ * @param command The program (default: this `deno`).
  * @returns The running server.
  */
-export async function startServer(args: string[], timeoutMs = 30_000): Promise<RunningServer> {
+export async function startServer(
+  args: string[],
+  timeoutMs = 30_000,
+  command: string = Deno.execPath(),
+): Promise<RunningServer> {
   const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(command, {
     args,
     cwd: ROOT,
     stdin: "null",
@@ -71,7 +76,11 @@ export async function startServer(args: string[], timeoutMs = 30_000): Promise<R
   }
   await stop();
   const said = seen.trim().split("\n").at(-1) || "no output";
-  throw new Error(`deno ${args.join(" ")} did not start: ${said.slice(0, 300)}`);
+  throw new Error(
+    `${command === Deno.execPath() ? "deno" : command} ${args.join(" ")} did not start: ${
+      said.slice(0, 300)
+    }`,
+  );
 }
 
 const children = new Set<Deno.ChildProcess>();

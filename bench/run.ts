@@ -3,7 +3,7 @@
  * baselines started in the same run, then `bench/RESULTS.md`.
  *
  * Flags: `--quick` (short runs, written to `bench/results/quick.md`),
- * `--only=stateless,legacy,sessions,stdio,stores,memory,cold`,
+ * `--only=stateless,legacy,sessions,stdio,stores,memory,cold,node`,
  * `--seconds=N` (measured seconds per HTTP/stdio run), `--out=PATH`.
  *
  * @module
@@ -11,6 +11,7 @@
 
 import { measureColdStart } from "./cold_start.ts";
 import { haveWrk, loadPost, loadSessionCreation } from "./http_load.ts";
+import { buildNodeServers, nodeVersion } from "./node.ts";
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
 import { cpuMicros, endAll, ROOT, type RunningServer, startServer } from "./process.ts";
 import {
@@ -49,10 +50,10 @@ async function withServer(
   spec: ServerSpec,
   work: (server: RunningServer) => Promise<Omit<Row, "name">>,
 ): Promise<Row> {
-  log(`${spec.name}: deno ${spec.args.join(" ")}`);
+  log(`${spec.name}: ${commandLine(spec)}`);
   let server: RunningServer | undefined;
   try {
-    server = await startServer(spec.args);
+    server = await startServer(spec.args, undefined, spec.command);
     return { name: spec.name, ...await work(server) };
   } catch (error) {
     return { name: spec.name, note: notMeasured(spec, error) };
@@ -60,6 +61,8 @@ async function withServer(
     await server?.stop();
   }
 }
+
+const commandLine = (spec: ServerSpec) => `${spec.command ?? "deno"} ${spec.args.join(" ")}`;
 
 function notMeasured(spec: ServerSpec, error: unknown): string {
   const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0];
@@ -99,8 +102,8 @@ async function compare(
       const entry: (typeof entries)[number] = { spec, row: { name: spec.name } };
       entries.push(entry);
       try {
-        log(`${spec.name}: deno ${spec.args.join(" ")}`);
-        entry.server = await startServer(spec.args);
+        log(`${spec.name}: ${commandLine(spec)}`);
+        entry.server = await startServer(spec.args, undefined, spec.command);
         entry.run = await prepare(entry.server);
         await entry.run({ ...http, seconds: http.warmupSeconds, warmupSeconds: 0 });
       } catch (error) {
@@ -133,21 +136,30 @@ const LOAD_SETUP = `wrk, ${CONNECTIONS} connections, 1 thread; each server warme
   `${http.warmupSeconds} s, then the best of ${ROUNDS} rounds of ${seconds} s (servers taken ` +
   "in turn, each round starting one later)";
 
-/** An HTTP table: the first spec is the ceiling, the last two the peers. */
+/** An HTTP table: the first spec is the ceiling, the last two the peers (unless `baselines`). */
 async function httpTable(
   key: string,
   title: string,
   setup: string,
   specs: ServerSpec[],
   prepare: (server: RunningServer) => Promise<Runner>,
+  baselines = [specs[0], ...specs.slice(-2)],
 ): Promise<Table> {
   return {
     key,
     title,
     setup: `${LOAD_SETUP}. ${setup}`,
     rows: await compare(specs, prepare),
-    baselines: [specs[0], ...specs.slice(-2)].map((spec) => spec.name),
+    baselines: baselines.map((spec) => spec.name),
   };
+}
+
+const prepareStateless = (s: RunningServer): Promise<Runner> =>
+  Promise.resolve((shape) => loadPost(s.url, statelessCall(1), shape));
+
+async function prepareLegacy(s: RunningServer): Promise<Runner> {
+  const { sessionId, version } = await openSession(s.url);
+  return (shape) => loadPost(s.url, legacyCall(sessionId, version, 1), shape);
 }
 
 const statelessTable = () =>
@@ -156,7 +168,7 @@ const statelessTable = () =>
     "HTTP: stateless 2026-07-28 tools/call",
     "POST with `_meta` and MCP-Protocol-Version / Mcp-Method / Mcp-Name headers.",
     [HTTP.raw, HTTP.cli, HTTP.handler, HTTP.official, HTTP.tmcp],
-    (s) => Promise.resolve((shape) => loadPost(s.url, statelessCall(1), shape)),
+    prepareStateless,
   );
 
 const legacyTable = () =>
@@ -166,10 +178,7 @@ const legacyTable = () =>
     "All connections use one session opened before the run. tmcp negotiates 2025-06-18 " +
       "(its newest legacy version).",
     [HTTP.raw, HTTP.cli, HTTP.officialSessions, HTTP.tmcp],
-    async (s) => {
-      const { sessionId, version } = await openSession(s.url);
-      return (shape) => loadPost(s.url, legacyCall(sessionId, version, 1), shape);
-    },
+    prepareLegacy,
   );
 
 const sessionsTable = () =>
@@ -213,6 +222,80 @@ async function inTurns<T>(
     }
   }
   return entries;
+}
+
+/** The Node rows (`node.ts`), plus this SDK's handler on Deno.serve for reference. */
+const NODE_ROWS = {
+  raw: "raw node:http",
+  anubis: "anubis on Node",
+  official: "official SDK v2 on Node",
+  deno: "anubis handler on Deno.serve",
+};
+
+/**
+ * The Node tables: the same two workloads as the `stateless` and `legacy`
+ * tables, served under Node by this SDK's handler (through
+ * `@hono/node-server`), by the official SDK v2 with its Node transport, and
+ * by a raw `node:http` echo; servers bundled and installed by `node.ts`.
+ */
+async function nodeTables(version: string | undefined): Promise<Table[]> {
+  const titles = [
+    ["node-stateless", `Node ${version ?? ""}: HTTP stateless 2026-07-28 tools/call`],
+    [
+      "node-legacy",
+      `Node ${version ?? ""}: HTTP legacy 2025-11-25 tools/call within an open session`,
+    ],
+  ];
+  const setup = "The servers run under `node` as plain JavaScript: each module in " +
+    "`bench/servers/node/` bundled by `deno bundle` (npm packages left external), the npm " +
+    "packages installed next to it by npm at the pinned versions. This SDK is transport-http's " +
+    "`createHttpHandler` in `getRequestListener((request) => handler(request))` of " +
+    "`@hono/node-server` on `node:http`; the official SDK v2 uses `@modelcontextprotocol/node` " +
+    "(`toNodeHandler(createMcpHandler(...))` stateless, one `NodeStreamableHTTPServerTransport` " +
+    "per session); the raw row is a `node:http` JSON echo with no MCP work. The last row is this " +
+    "SDK's handler on `Deno.serve`, for reference.";
+  const failed = (reason: string): Table[] =>
+    titles.map(([key, title]) => ({
+      key,
+      title,
+      setup,
+      rows: Object.values(NODE_ROWS).map((name) => ({ name, note: `not measured: ${reason}` })),
+      baselines: [],
+    }));
+  if (!version) {
+    log("node: not found, Node tables skipped");
+    return failed("node not found");
+  }
+  let servers;
+  try {
+    servers = await buildNodeServers(log);
+  } catch (error) {
+    log(`node: ${error instanceof Error ? error.message : error}`);
+    return failed(`build failed: ${String(error).split("\n")[0].slice(0, 200)}`);
+  }
+  try {
+    const deno = { ...HTTP.handler, name: NODE_ROWS.deno };
+    return [
+      await httpTable(
+        titles[0][0],
+        titles[0][1],
+        `Same requests as the stateless table. ${setup}`,
+        [servers.raw, servers.anubis, servers.official, deno],
+        prepareStateless,
+        [servers.raw, servers.official],
+      ),
+      await httpTable(
+        titles[1][0],
+        titles[1][1],
+        `Same requests as the legacy table, one session opened before the run. ${setup}`,
+        [servers.raw, servers.anubis, servers.officialSessions, deno],
+        prepareLegacy,
+        [servers.raw, servers.officialSessions],
+      ),
+    ];
+  } finally {
+    await servers.remove();
+  }
 }
 
 const STDIO_ROUNDS = quick ? 1 : 2;
@@ -403,6 +486,20 @@ const TARGETS: Target[] = [
     atMost: 3,
   },
   {
+    label: "stateless tools/call on Node ≥ 5× official SDK v2 on Node",
+    table: "node-stateless",
+    row: NODE_ROWS.anubis,
+    baseline: NODE_ROWS.official,
+    atLeast: 5,
+  },
+  {
+    label: "legacy session tools/call on Node ≥ 5× official SDK v2 on Node",
+    table: "node-legacy",
+    row: NODE_ROWS.anubis,
+    baseline: NODE_ROWS.official,
+    atLeast: 5,
+  },
+  {
     label: "KV append ≥ 80% of a raw read-then-commit KV loop",
     table: "append",
     row: "KV store",
@@ -421,12 +518,17 @@ async function text(command: string, args: string[]): Promise<string> {
   }
 }
 
-async function environment(): Promise<string[]> {
+async function environment(node: string | undefined): Promise<string[]> {
   const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1];
   const memory = (await Deno.readTextFile("/proc/meminfo")).match(/MemTotal:\s*(\d+)/)?.[1];
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  const pins = ["@modelcontextprotocol/server", "tmcp", "@tmcp/transport-http", "zod", "valibot"]
-    .map((name) => `\`${config.imports[name]}\``).join(", ");
+  const read = async (path: string) => JSON.parse(await Deno.readTextFile(`${ROOT}${path}`));
+  const imports = {
+    ...(await read("deno.json")).imports,
+    ...(await read("bench/deno.json")).imports,
+  };
+  const peers = ["@modelcontextprotocol/server", "tmcp", "@tmcp/transport-http", "zod", "valibot"];
+  if (wanted("node")) peers.push("@modelcontextprotocol/node", "@hono/node-server");
+  const pins = peers.map((name) => `\`${imports[name]}\``).join(", ");
   return [
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpu ?? "unknown CPU"}, ${navigator.hardwareConcurrency} cores, ` +
@@ -435,7 +537,8 @@ async function environment(): Promise<string[]> {
     `- Versions: Deno ${Deno.version.deno} (V8 ${Deno.version.v8}), ` +
     `${(await text("wrk", ["--version"])).split("\n")[0].split(" [")[0]}, ` +
     `anubis at ${await text("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"])}` +
-    `${await uncommitted()}; peers ${pins}`,
+    `${await uncommitted()}; peers ${pins}` +
+    (wanted("node") ? `; Node ${node ?? "not found"}` : ""),
     `- Command: \`deno task bench${Deno.args.length ? " " + Deno.args.join(" ") : ""}\``,
   ];
 }
@@ -464,7 +567,8 @@ if (import.meta.main) {
     await endAll();
     Deno.exit(1);
   }, TIME_LIMIT_S * 1000);
-  const header = await environment();
+  const node = wanted("node") ? await nodeVersion() : undefined;
+  const header = await environment(node);
   const tables: Table[] = [];
   if (wanted("stateless")) tables.push(await statelessTable());
   if (wanted("legacy")) tables.push(await legacyTable());
@@ -473,6 +577,7 @@ if (import.meta.main) {
   if (wanted("stores")) tables.push(...await storeTables());
   if (wanted("memory")) tables.push(await memoryTable());
   if (wanted("cold")) tables.push(await coldTable());
+  if (wanted("node")) tables.push(...await nodeTables(node));
   const outcomes = checkTargets(tables, TARGETS).filter((o) =>
     tables.some((t) => t.key === o.target.table)
   );

@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { haveWrk, loadPost } from "./http_load.ts";
+import { buildNodeServers, nodeVersion } from "./node.ts";
 import { ROOT, startServer } from "./process.ts";
 import { HTTP, type ServerSpec, STDIO } from "./servers.ts";
 import { loadStdio } from "./stdio_load.ts";
@@ -18,7 +19,7 @@ import { legacyCall, openSession, post, statelessCall } from "./wire.ts";
 const options = { sanitizeOps: false, sanitizeResources: false };
 
 async function answersStateless(spec: ServerSpec): Promise<void> {
-  const server = await startServer(spec.args);
+  const server = await startServer(spec.args, undefined, spec.command);
   try {
     const { status, message } = await post(server.url, statelessCall(7));
     assert.equal(status, 200, `${spec.name}: ${JSON.stringify(message)}`);
@@ -38,22 +39,48 @@ for (const spec of [HTTP.raw, HTTP.cli, HTTP.handler, HTTP.official, HTTP.tmcp])
   );
 }
 
+async function answersInSession(spec: ServerSpec): Promise<void> {
+  const server = await startServer(spec.args, undefined, spec.command);
+  try {
+    const { sessionId, version } = await openSession(server.url);
+    assert.ok(sessionId);
+    const { status, message } = await post(server.url, legacyCall(sessionId, version, 3));
+    assert.equal(status, 200, `${spec.name}: ${JSON.stringify(message)}`);
+    assert.equal((message.result as { content: { text: string }[] }).content[0].text, "echo: hi");
+  } finally {
+    await server.stop();
+  }
+}
+
 Deno.test(
   "bench smoke: anubis cli serve answers tools/call in a legacy session",
   options,
-  async () => {
-    const server = await startServer(HTTP.cli.args);
-    try {
-      const { sessionId, version } = await openSession(server.url);
-      assert.ok(sessionId);
-      const { status, message } = await post(server.url, legacyCall(sessionId, version, 3));
-      assert.equal(status, 200);
-      assert.equal((message.result as { content: { text: string }[] }).content[0].text, "echo: hi");
-    } finally {
-      await server.stop();
-    }
-  },
+  () => answersInSession(HTTP.cli),
 );
+
+// The Node rows (`--only=node`): bundled and installed into a temporary
+// folder (npm install and each bundle bounded in time, each server given 30 s
+// to listen and 10 s per request); skipped where `node` is missing.
+Deno.test({
+  name: "bench smoke: the Node servers build, start and answer tools/call",
+  ...options,
+  ignore: (await nodeVersion()) === undefined,
+}, async (t) => {
+  const servers = await buildNodeServers();
+  try {
+    for (const spec of [servers.raw, servers.anubis, servers.official]) {
+      await t.step(`${spec.name} answers a stateless tools/call`, () => answersStateless(spec));
+    }
+    for (const spec of [servers.anubis, servers.officialSessions]) {
+      await t.step(
+        `${spec.name} answers tools/call in a legacy session`,
+        () => answersInSession(spec),
+      );
+    }
+  } finally {
+    await servers.remove();
+  }
+});
 
 Deno.test("bench smoke: wrk loads the raw server for a second", {
   ...options,
