@@ -39,14 +39,9 @@ export interface NodeServers {
   remove(): Promise<void>;
 }
 
-/**
- * The Node version, or undefined when `node` does not run.
- *
- * @returns `v20.…`, or undefined.
- */
-export async function nodeVersion(): Promise<string | undefined> {
+async function versionOf(command: string): Promise<string | undefined> {
   try {
-    const { success, stdout } = await new Deno.Command("node", {
+    const { success, stdout } = await new Deno.Command(command, {
       args: ["--version"],
       stdout: "piped",
       stderr: "null",
@@ -55,6 +50,19 @@ export async function nodeVersion(): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The Node version, or undefined when `node` (and `npm`, which builds the
+ * servers) is not installed. Deno runs itself when asked to spawn a `node`
+ * that is not on the PATH, so the answer must look like Node's (`v20.…`).
+ *
+ * @returns `v20.…`, or undefined.
+ */
+export async function nodeVersion(): Promise<string | undefined> {
+  const version = await versionOf("node");
+  if (!version || !/^v\d+\./.test(version)) return undefined;
+  return (await versionOf("npm")) === undefined ? undefined : version;
 }
 
 async function run(command: string, args: string[], cwd: string, timeoutMs: number) {

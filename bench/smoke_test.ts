@@ -60,7 +60,7 @@ Deno.test(
 
 // The Node rows (`--only=node`): bundled and installed into a temporary
 // folder (npm install and each bundle bounded in time, each server given 30 s
-// to listen and 10 s per request); skipped where `node` is missing.
+// to listen and 10 s per request); skipped where `node` or `npm` is missing.
 Deno.test({
   name: "bench smoke: the Node servers build, start and answer tools/call",
   ...options,
