@@ -19,6 +19,7 @@
 // `private-type-ref`s to types a dependency exports and the package does not
 // declare itself.
 import assert from "node:assert/strict";
+import { runCommand } from "../helpers/command.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -91,16 +92,8 @@ async function run(
   args: string[],
   cwd: URL,
 ): Promise<{ code: number; stdout: string; output: string }> {
-  const out = await new Deno.Command(command, {
-    args,
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = new TextDecoder();
-  const stdout = text.decode(out.stdout);
-  return { code: out.code, stdout, output: stdout + text.decode(out.stderr) };
+  const out = await runCommand(command, args, { cwd });
+  return { code: out.code, stdout: out.stdout, output: out.stdout + out.stderr };
 }
 
 const UNREFERENCED = /^Could not generate types for '([^']+)'\. Types will not be included/;

@@ -12,6 +12,7 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { type CommandResult, runCommand } from "../helpers/command.ts";
 import { packWorkspace } from "./node_consumer/pack.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -77,22 +78,13 @@ async function readmeNodeServer(): Promise<string> {
 /** When the test must be done; every process it starts is killed then. */
 let deadline = Date.now() + BUDGET_MS;
 const remaining = () => AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-const text = new TextDecoder();
 
-async function run(
-  command: string,
-  args: string[],
-  cwd: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(command, {
-    args,
+function run(command: string, args: string[], cwd: string): Promise<CommandResult> {
+  return runCommand(command, args, {
     cwd,
-    stdout: "piped",
-    stderr: "piped",
     signal: remaining(),
-    env: { NO_COLOR: "1", npm_config_update_notifier: "false" },
-  }).output();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+    env: { npm_config_update_notifier: "false" },
+  });
 }
 
 async function ok(command: string, args: string[], cwd: string): Promise<string> {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CommandResult, runCommand } from "../helpers/command.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const PACKAGES = [
@@ -24,20 +25,8 @@ const PACKAGES = [
 ];
 
 /** Runs `deno args` in `cwd` (bounded at 120 s) and returns its exit code and output. */
-async function deno(cwd: string, ...args: string[]) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    stdin: "null",
-    env: { NO_COLOR: "1" },
-    signal: AbortSignal.timeout(120_000),
-  }).output();
-  const text = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: text.decode(output.stdout),
-    stderr: text.decode(output.stderr),
-  };
+function deno(cwd: string, ...args: string[]): Promise<CommandResult> {
+  return runCommand(Deno.execPath(), args, { cwd, signal: AbortSignal.timeout(120_000) });
 }
 
 /** Lists the tools and greets Ada through a connected client. */

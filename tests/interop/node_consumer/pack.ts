@@ -17,6 +17,8 @@
  * @module
  */
 
+import { runCommand } from "../../helpers/command.ts";
+
 /** One packed package. */
 export interface Packed {
   /** The npm name (`@anubis/core`). */
@@ -39,18 +41,10 @@ export interface PackResult {
   diagnostics: string[];
 }
 
-const decoder = new TextDecoder();
-
 async function run(command: string, args: string[], cwd: string): Promise<string> {
-  const out = await new Deno.Command(command, {
-    args,
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = decoder.decode(out.stdout) + decoder.decode(out.stderr);
-  if (!out.success) throw new Error(`${command} ${args.join(" ")} exited ${out.code}\n${text}`);
+  const out = await runCommand(command, args, { cwd });
+  const text = out.stdout + out.stderr;
+  if (out.code !== 0) throw new Error(`${command} ${args.join(" ")} exited ${out.code}\n${text}`);
   return text;
 }
 
