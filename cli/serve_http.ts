@@ -6,11 +6,16 @@
  */
 
 import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
-import { DEFAULT_KV_PATH, isKvFilePath, type KvLike } from "@anubis/core/kv";
+import {
+  DEFAULT_KV_PATH,
+  isKvFilePath,
+  type KvLike,
+  SharedRequestStateKeys,
+} from "@anubis/core/kv";
 import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
 import { isLoopbackHost, serve, type SessionBusMessage } from "@anubis/transport-http";
-import type { ServeOptions } from "./args.ts";
+import { requestStateSecretProblem, type ServeOptions } from "./args.ts";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 
 /** Rethrows a failure to open or first read a KV database as the CLI reports it. */
@@ -296,6 +301,75 @@ export async function joinInstances(
   }
 }
 
+/** The environment variable that gives the `requestState` secret. */
+export const REQUEST_STATE_SECRET_ENV = "ANUBIS_REQUEST_STATE_SECRET";
+/** The environment variable that gives a rotated-out `requestState` secret. */
+export const REQUEST_STATE_PREVIOUS_SECRET_ENV = "ANUBIS_REQUEST_STATE_PREVIOUS_SECRET";
+
+/**
+ * Where the server's `requestState` key comes from, first match wins:
+ *
+ * 1. `--request-state-secret` (or {@link REQUEST_STATE_SECRET_ENV}), with
+ *    `--request-state-previous-secret` (or
+ *    {@link REQUEST_STATE_PREVIOUS_SECRET_ENV}) still accepted: for
+ *    deployments without a shared KV store, and for manual rotation;
+ * 2. the server module's own `requestState.secret`;
+ * 3. with either store on KV, the key shared through that database
+ *    ({@link SharedRequestStateKeys}: created once, rotated weekly, the
+ *    previous key accepted for 15 minutes), so instances on one store
+ *    answer each other's rounds with nothing to configure;
+ * 4. else the process's random key (one instance).
+ *
+ * @param server The server (its codec is switched to the chosen keys).
+ * @param options The command-line options.
+ * @param databases Where the KV stores are opened.
+ * @param env Reads the environment (default `Deno.env.get`).
+ * @returns Stops refreshing the shared keys (nothing to stop otherwise).
+ * @throws {Error} When a secret is too short or the shared key cannot be read.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineServer } from "@anubis/core";
+ * import { KvDatabases, useRequestStateKeys } from "@anubis/cli/serve-http";
+ * const server = defineServer({ name: "s", version: "1" });
+ * const databases = new KvDatabases();
+ * const stop = await useRequestStateKeys(server, { sessionStore: "kv::memory:" }, databases);
+ * assert.equal(server.requestState.hasSecret, true);
+ * stop();
+ * databases.close();
+ * ```
+ */
+export async function useRequestStateKeys(
+  server: McpServer,
+  options: Pick<
+    ServeOptions,
+    "eventStore" | "sessionStore" | "requestStateSecret" | "requestStatePreviousSecret"
+  >,
+  databases: KvDatabases,
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): Promise<() => void> {
+  const secret = options.requestStateSecret ?? env(REQUEST_STATE_SECRET_ENV);
+  const previous = options.requestStatePreviousSecret ?? env(REQUEST_STATE_PREVIOUS_SECRET_ENV);
+  if (secret !== undefined) {
+    for (
+      const [name, value] of [[REQUEST_STATE_SECRET_ENV, secret], [
+        REQUEST_STATE_PREVIOUS_SECRET_ENV,
+        previous,
+      ]]
+    ) {
+      const problem = value === undefined ? undefined : requestStateSecretProblem(name!, value);
+      if (problem) throw new Error(problem);
+    }
+    await server.requestState.useKeys({ secret, previousSecrets: previous ? [previous] : [] });
+    return () => {};
+  }
+  const path = kvPath(options.sessionStore) ?? kvPath(options.eventStore);
+  if (server.requestState.hasSecret || path === undefined) return () => {};
+  const keys = new SharedRequestStateKeys(await databases.open(path));
+  return await keys.attach(server.requestState).catch(cannotOpen);
+}
+
 /**
  * Serves over Streamable HTTP and prints one line with the endpoint URL on
  * stderr (`anubis: listening on http://127.0.0.1:8080/mcp`). With KV stores
@@ -321,8 +395,10 @@ export async function serveHttp(
   if (warning) console.error(warning);
   const databases = new KvDatabases();
   let joined: JoinedInstances | undefined;
+  let stopKeys = () => {};
   try {
     const stores = await openStores(options, databases);
+    stopKeys = await useRequestStateKeys(server, options, databases);
     joined = await joinInstances(server, options, databases);
     const running = serve(server, {
       hostname: options.host,
@@ -338,6 +414,7 @@ export async function serveHttp(
     });
     await running.finished;
   } finally {
+    stopKeys();
     await joined?.leave();
     databases.close();
   }
