@@ -12,7 +12,12 @@ import {
   type KvLike,
   SharedRequestStateKeys,
 } from "@anubis/core/kv";
-import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store-kv";
+import {
+  KvEventStore,
+  KvNotificationBus,
+  openKvPath,
+  StoredStreamsBus,
+} from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
 import { isLoopbackHost, serve, type SessionBusMessage } from "@anubis/transport-http";
 import { requestStateSecretProblem, type ServeOptions } from "./args.ts";
@@ -238,12 +243,17 @@ export interface JoinedInstances {
  *   client's answer to a server-to-client request reaches the instance that
  *   asked, and a GET stream opened at one instance closes the session's older
  *   one at the others. Only a shared session store lets a session be served
- *   by several instances, so without one there is nothing to tell.
+ *   by several instances, so without one there is nothing to tell;
+ * - with both stores on KV (handed in as `stores`), a change raised here is
+ *   first appended to the stored stream of every stored session this
+ *   instance did not serve itself (`StoredStreamsBus`), so it reaches a
+ *   session whose only stream was on an instance that died.
  *
  * @param server The server.
  * @param options The command-line options.
  * @param databases Where to open KV databases (default: its own, closed by
  *   `leave()`; handed in, the caller closes them).
+ * @param stores The stores the HTTP handler uses ({@link openStores}).
  * @returns The session bus, and what leaves (nothing to do without KV).
  * @throws {Error} When the database cannot be opened.
  *
@@ -262,6 +272,7 @@ export async function joinInstances(
   server: McpServer,
   options: Pick<ServeOptions, "eventStore" | "sessionStore">,
   databases?: KvDatabases,
+  stores?: Pick<OpenedStores, "eventStore" | "sessionStore">,
 ): Promise<JoinedInstances> {
   const sessionPath = kvPath(options.sessionStore);
   const changesPath = kvPath(options.eventStore) ?? sessionPath;
@@ -287,11 +298,13 @@ export async function joinInstances(
       buses.push(sessions);
       await sessions.start().catch(cannotOpen);
     }
-    const disconnect = server.notify.connect(changes);
+    const recording = recordingBus(server, changes, stores);
+    const disconnect = server.notify.connect(recording ?? changes);
     return {
       sessionBus: sessions,
       async leave() {
         disconnect();
+        await recording?.idle();
         await leaveBuses();
       },
     };
@@ -370,6 +383,23 @@ export async function useRequestStateKeys(
   return await keys.attach(server.requestState).catch(cannotOpen);
 }
 
+/** With a KV event store and a KV session store, the bus that records changes in stored streams. */
+function recordingBus(
+  server: McpServer,
+  changes: KvNotificationBus,
+  stores: Pick<OpenedStores, "eventStore" | "sessionStore"> | undefined,
+): StoredStreamsBus | undefined {
+  const { eventStore, sessionStore } = stores ?? {};
+  if (!(eventStore instanceof KvEventStore) || !(sessionStore instanceof KvSessionStore)) {
+    return undefined;
+  }
+  return new StoredStreamsBus(changes, {
+    eventStore,
+    sessions: () => sessionStore.records(),
+    capabilities: server.capabilities,
+  });
+}
+
 /**
  * Serves over Streamable HTTP and prints one line with the endpoint URL on
  * stderr (`anubis: listening on http://127.0.0.1:8080/mcp`). With KV stores
@@ -399,7 +429,7 @@ export async function serveHttp(
   try {
     const stores = await openStores(options, databases);
     stopKeys = await useRequestStateKeys(server, options, databases);
-    joined = await joinInstances(server, options, databases);
+    joined = await joinInstances(server, options, databases, stores);
     const running = serve(server, {
       hostname: options.host,
       port: options.port,
