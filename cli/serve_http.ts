@@ -8,6 +8,7 @@
 import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
 import {
   DEFAULT_KV_PATH,
+  isKvConnectUrl,
   isKvFilePath,
   type KvLike,
   SharedRequestStateKeys,
@@ -102,7 +103,9 @@ export class KvDatabases {
   readonly #opened: KvLike[] = [];
 
   /**
-   * The database at `path`, opened on first use (its folder created).
+   * The database at `path`, opened on first use (a file's folder created; a
+   * KV Connect URL passed to `Deno.openKv` as it is, with the access token
+   * Deno reads from `DENO_KV_ACCESS_TOKEN`, which must be set).
    *
    * @param path A file, `":memory:"` or a KV Connect URL.
    * @returns The handle every caller with this path shares.
@@ -122,6 +125,11 @@ export class KvDatabases {
     if (!kv) {
       kv = emptyKvWarning(path).then((warning) => {
         if (warning) console.error(warning);
+        if (isKvConnectUrl(path) && !Deno.env.get("DENO_KV_ACCESS_TOKEN")) {
+          throw new Error(
+            `${path} is a KV Connect URL: set DENO_KV_ACCESS_TOKEN to the database's access token`,
+          );
+        }
         return openKvPath(path);
       }).then((opened) => (this.#opened.push(opened), opened), cannotOpen);
       this.#opening.set(path, kv);
@@ -202,7 +210,9 @@ export async function openStores(
     const eventPath = kvPath(options.eventStore);
     if (options.eventStore === "memory") stores.eventStore = new MemoryEventStore();
     else if (eventPath !== undefined) {
-      stores.eventStore = new KvEventStore(await kvs.open(eventPath));
+      stores.eventStore = new KvEventStore(await kvs.open(eventPath), {
+        watch: isKvConnectUrl(eventPath),
+      });
     }
     const sessionPath = kvPath(options.sessionStore);
     if (sessionPath !== undefined) {
@@ -287,6 +297,7 @@ export async function joinInstances(
   try {
     const changes = new KvNotificationBus(await kvs.open(changesPath), {
       channel: server.info.name,
+      watch: isKvConnectUrl(changesPath),
     });
     buses.push(changes);
     await changes.start().catch(cannotOpen);
@@ -294,6 +305,7 @@ export async function joinInstances(
     if (sessionPath !== undefined) {
       sessions = new KvNotificationBus<SessionBusMessage>(await kvs.open(sessionPath), {
         channel: `${server.info.name}/sessions`,
+        watch: isKvConnectUrl(sessionPath),
       });
       buses.push(sessions);
       await sessions.start().catch(cannotOpen);
@@ -314,9 +326,27 @@ export async function joinInstances(
   }
 }
 
-/** The environment variable that gives the `requestState` secret. */
+/**
+ * The environment variable that gives the `requestState` secret.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { REQUEST_STATE_SECRET_ENV } from "@anubis/cli/serve-http";
+ * assert.equal(REQUEST_STATE_SECRET_ENV, "ANUBIS_REQUEST_STATE_SECRET");
+ * ```
+ */
 export const REQUEST_STATE_SECRET_ENV = "ANUBIS_REQUEST_STATE_SECRET";
-/** The environment variable that gives a rotated-out `requestState` secret. */
+/**
+ * The environment variable that gives a rotated-out `requestState` secret.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { REQUEST_STATE_PREVIOUS_SECRET_ENV } from "@anubis/cli/serve-http";
+ * assert.equal(REQUEST_STATE_PREVIOUS_SECRET_ENV, "ANUBIS_REQUEST_STATE_PREVIOUS_SECRET");
+ * ```
+ */
 export const REQUEST_STATE_PREVIOUS_SECRET_ENV = "ANUBIS_REQUEST_STATE_PREVIOUS_SECRET";
 
 /**

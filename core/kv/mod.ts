@@ -36,10 +36,3 @@ export * from "./chunks.ts";
 export * from "./chunked_value.ts";
 export * from "./kv_path.ts";
 export * from "./request_state_keys.ts";
-export type {
-  RequestStateCodec,
-  RequestStateKeys,
-  RequestStateOptions,
-  RequestStatePayload,
-  RequestStateSecret,
-} from "../request_state.ts";
