@@ -20,13 +20,18 @@ import { type Instance, startInstance } from "../helpers/instances_process.ts";
 
 const VERSION = "2025-11-25";
 const INSTANCES = 3;
+/** How long the load runs (`CHAOS_MS` to change it by hand). */
 const LOAD_MS = Number(Deno.env.get("CHAOS_MS") ?? 18_000);
 const KILL_EVERY_MS = 3_000;
 const WATCHERS = 3;
 const SESSION_WORKERS = 2;
 const STATELESS_WORKERS = 3;
-/** A change answered this long before its instance died counts as recorded everywhere. */
-const FANOUT_WINDOW_MS = 1_000;
+/**
+ * A change answered at least this long before its instance died must have
+ * reached every watcher; one answered closer to the kill may be lost for the
+ * sessions the raiser did not hold (its fan-out runs after the answer).
+ */
+const FANOUT_WINDOW_MS = 2_000;
 /** Attempts per request before the test gives up on it. */
 const ATTEMPTS = 40;
 
