@@ -33,6 +33,10 @@ export interface ServeOptions {
   allowedOrigins: string[];
   /** Extra allowed `Host` values. */
   allowedHosts: string[];
+  /** Signs `requestState` (else `ANUBIS_REQUEST_STATE_SECRET`, else shared through KV). */
+  requestStateSecret?: string;
+  /** A rotated-out secret that still opens states (else `ANUBIS_REQUEST_STATE_PREVIOUS_SECRET`). */
+  requestStatePreviousSecret?: string;
 }
 
 /**
@@ -90,6 +94,14 @@ Options:
                             instances may share one file
   --allowed-origin <origin> Also accept this Origin (repeatable)
   --allowed-host <host>     Also accept this Host (repeatable)
+  --request-state-secret <s>
+                            Sign stateless multi round-trip state with this
+                            secret (32+ characters; or the environment's
+                            ANUBIS_REQUEST_STATE_SECRET). Without it, instances
+                            on one KV store share a key kept in the store
+  --request-state-previous-secret <s>
+                            A secret rotated out that still opens state (or
+                            ANUBIS_REQUEST_STATE_PREVIOUS_SECRET)
   -h, --help                Show this help
 `;
 
@@ -101,6 +113,8 @@ const VALUE_FLAGS = new Set([
   "--session-store",
   "--allowed-origin",
   "--allowed-host",
+  "--request-state-secret",
+  "--request-state-previous-secret",
 ]);
 
 /**
@@ -206,6 +220,14 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       case "--allowed-host":
         options.allowedHosts.push(value);
         break;
+      case "--request-state-secret":
+      case "--request-state-previous-secret": {
+        const problem = requestStateSecretProblem(flag, value);
+        if (problem) return { kind: "error", message: problem };
+        if (flag === "--request-state-secret") options.requestStateSecret = value;
+        else options.requestStatePreviousSecret = value;
+        break;
+      }
     }
   }
   if (!options.module) {
@@ -215,4 +237,24 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     return { kind: "error", message: "--event-store and --session-store need --http" };
   }
   return { kind: "serve", options };
+}
+
+/**
+ * What is wrong with a `requestState` secret, if anything: it must be at
+ * least 32 characters, so it cannot be guessed offline from a sealed state.
+ *
+ * @param source Where it came from (a flag or environment variable name).
+ * @param secret The secret.
+ * @returns The message, or `undefined` when it will do.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { requestStateSecretProblem } from "@anubis/cli/args";
+ * assert.match(requestStateSecretProblem("--request-state-secret", "short")!, /32 characters/);
+ * assert.equal(requestStateSecretProblem("--request-state-secret", "x".repeat(32)), undefined);
+ * ```
+ */
+export function requestStateSecretProblem(source: string, secret: string): string | undefined {
+  return secret.length < 32 ? `${source} must be at least 32 characters` : undefined;
 }

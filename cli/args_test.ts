@@ -49,3 +49,23 @@ Deno.test("args: bad HTTP flags are one-line errors", () => {
   assert.match(error(["--event-store", "memory"])!, /need --http/);
   assert.match(error(["--http", "--port"])!, /--port needs a value/);
 });
+
+Deno.test("args: --request-state-secret and its previous secret, 32 characters at least", () => {
+  const secret = "s".repeat(32);
+  const parsed = parseArgs([
+    "serve",
+    "server.ts",
+    "--http",
+    `--request-state-secret=${secret}`,
+    "--request-state-previous-secret",
+    "p".repeat(40),
+  ]);
+  assert.equal(parsed.kind, "serve");
+  if (parsed.kind !== "serve") return;
+  assert.equal(parsed.options.requestStateSecret, secret);
+  assert.equal(parsed.options.requestStatePreviousSecret, "p".repeat(40));
+  assert.deepEqual(parseArgs(["serve", "s.ts", "--request-state-secret", "short"]), {
+    kind: "error",
+    message: "--request-state-secret must be at least 32 characters",
+  });
+});
