@@ -33,6 +33,8 @@ export interface ServeOptions {
   allowedOrigins: string[];
   /** Extra allowed `Host` values. */
   allowedHosts: string[];
+  /** Origins allowed to call cross-origin from a browser (CORS); empty turns CORS off. */
+  corsOrigins: string[];
   /** Signs `requestState` (else `ANUBIS_REQUEST_STATE_SECRET`, else shared through KV). */
   requestStateSecret?: string;
   /** A rotated-out secret that still opens states (else `ANUBIS_REQUEST_STATE_PREVIOUS_SECRET`). */
@@ -94,6 +96,9 @@ Options:
                             instances may share one file
   --allowed-origin <origin> Also accept this Origin (repeatable)
   --allowed-host <host>     Also accept this Host (repeatable)
+  --cors <origin,...>       Let browser pages on these origins call the
+                            endpoint (CORS preflights answered; each origin
+                            is also an allowed Origin; repeatable)
   --request-state-secret <s>
                             Sign stateless multi round-trip state with this
                             secret (32+ characters; or the environment's
@@ -113,6 +118,7 @@ const VALUE_FLAGS = new Set([
   "--session-store",
   "--allowed-origin",
   "--allowed-host",
+  "--cors",
   "--request-state-secret",
   "--request-state-previous-secret",
 ]);
@@ -152,6 +158,7 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     path: "/mcp",
     allowedOrigins: [],
     allowedHosts: [],
+    corsOrigins: [],
   };
   for (let i = 0; i < rest.length; i++) {
     let flag = rest[i];
@@ -219,6 +226,9 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
         break;
       case "--allowed-host":
         options.allowedHosts.push(value);
+        break;
+      case "--cors":
+        options.corsOrigins.push(...value.split(",").map((o) => o.trim()).filter((o) => o));
         break;
       case "--request-state-secret":
       case "--request-state-previous-secret": {

@@ -20,6 +20,9 @@ Deno.test("args: serve --http with every HTTP flag", () => {
     "https://b.example",
     "--allowed-host",
     "mcp.example",
+    "--cors",
+    "https://a.example, https://c.example",
+    "--cors=https://d.example",
   ]);
   assert.deepEqual(parsed, {
     kind: "serve",
@@ -33,6 +36,7 @@ Deno.test("args: serve --http with every HTTP flag", () => {
       sessionStore: "kv",
       allowedOrigins: ["https://a.example", "https://b.example"],
       allowedHosts: ["mcp.example"],
+      corsOrigins: ["https://a.example", "https://c.example", "https://d.example"],
     },
   });
 });

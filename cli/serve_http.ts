@@ -469,6 +469,7 @@ export async function serveHttp(
       sessionBus: joined.sessionBus,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
+      cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
       signal,
       onListen: (url) => console.error(`anubis: listening on ${url.href}`),
     });

@@ -25,6 +25,7 @@ import {
 import { createDefaultRegistry } from "@anubis/dialects";
 import { readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
+import { Cors, type CorsOptions } from "./cors.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
@@ -50,6 +51,13 @@ import { StatelessEndpoint } from "./stateless.ts";
  * ```
  */
 export interface HttpHandlerOptions extends OriginPolicy {
+  /**
+   * Lets browser pages on these origins call the endpoint cross-origin
+   * (preflights answered, `mcp-session-id`, `mcp-protocol-version` and
+   * `www-authenticate` exposed). Off by default; each origin is also an
+   * allowed `Origin` of the DNS-rebinding guard.
+   */
+  cors?: CorsOptions;
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
   path?: string | false;
   /** The dialects (default: all four). */
@@ -199,7 +207,13 @@ export function createHttpHandler(
     new PostStreams(eventStore, { retryMs: options.retryMs ?? 3_000, keepAliveMs });
   const legacy = new LegacyEndpoint(engine, sessions, streams, limits, posts);
   const stateless = new StatelessEndpoint(engine, streams, limits);
-  const guard = new OriginGuard(options);
+  const cors = options.cors && new Cors(options.cors);
+  const guard = new OriginGuard(
+    cors === undefined || options.allowedOrigins === "*" ? options : {
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: [...(options.allowedOrigins ?? []), ...cors.origins],
+    },
+  );
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
 
@@ -276,6 +290,9 @@ export function createHttpHandler(
         return legacy.get(request, context);
       case "DELETE":
         return legacy.delete(request, context);
+      case "OPTIONS":
+        if (cors !== undefined) return refuse(request, cors.preflight(request));
+        // falls through
       default:
         return refuse(
           request,
@@ -297,7 +314,8 @@ export function createHttpHandler(
   ): Promise<Response> => {
     try {
       // Deno.serve's info has neither field, so it reads as no context.
-      return await handle(request, context as RequestContext | undefined);
+      const response = await handle(request, context as RequestContext | undefined);
+      return cors === undefined ? response : cors.decorate(request, response);
     } catch (error) {
       // A defect or a failing store: answer without leaking details, keep serving.
       console.error("anubis: HTTP request failed:", error);

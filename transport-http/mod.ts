@@ -20,6 +20,7 @@ export * from "./handler.ts";
 export * from "./serve.ts";
 export * from "./limits.ts";
 export * from "./origin.ts";
+export * from "./cors.ts";
 export * from "./headers.ts";
 export * from "./header_record.ts";
 export * from "./request_context.ts";
