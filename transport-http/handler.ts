@@ -26,6 +26,7 @@ import { createDefaultRegistry } from "@anubis/dialects";
 import { readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
+import { type AuthOptions, ResourceServer } from "./auth.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
@@ -58,6 +59,14 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * allowed `Origin` of the DNS-rebinding guard.
    */
   cors?: CorsOptions;
+  /**
+   * Makes the endpoint an OAuth 2.1 resource server: every request needs a
+   * bearer token that `auth.verifyToken` accepts (see `jwtVerifier`); the
+   * RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
+   * (and its path-suffixed form). Handlers see the caller as
+   * `frame.context.authInfo`. Off by default.
+   */
+  auth?: AuthOptions;
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
   path?: string | false;
   /** The dialects (default: all four). */
@@ -215,6 +224,7 @@ export function createHttpHandler(
     },
   );
   const path = options.path ?? "/mcp";
+  const auth = options.auth && new ResourceServer(options.auth, path === false ? "/" : path);
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
 
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
@@ -272,7 +282,18 @@ export function createHttpHandler(
 
   // Not async, so routing costs no suspended frame of its own: the handler
   // below awaits (and catches) whatever it returns.
+  const authenticated = async (request: Request, context?: RequestContext) => {
+    const outcome = await auth!.authenticate(request);
+    if ("response" in outcome) return await refuse(request, outcome.response);
+    return await route(request, { ...context, authInfo: outcome.info });
+  };
+
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {
+    if (
+      auth !== undefined && request.method === "GET" && auth.isMetadataPath(pathOf(request.url))
+    ) {
+      return refuse(request, auth.metadata(request));
+    }
     if (path !== false && pathOf(request.url) !== path) {
       return refuse(request, new Response("Not Found", { status: 404 }));
     }
@@ -283,6 +304,11 @@ export function createHttpHandler(
         errorResponseOf(refusal.status, null, ErrorCode.INVALID_REQUEST, refusal.message),
       );
     }
+    if (auth !== undefined && request.method !== "OPTIONS") return authenticated(request, context);
+    return route(request, context);
+  };
+
+  const route = (request: Request, context?: RequestContext): Promise<Response> => {
     switch (request.method) {
       case "POST":
         return post(request, context);

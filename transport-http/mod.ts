@@ -21,6 +21,8 @@ export * from "./serve.ts";
 export * from "./limits.ts";
 export * from "./origin.ts";
 export * from "./cors.ts";
+export type { AuthInfo, AuthOptions, TokenVerifier } from "./auth.ts";
+export { jwtVerifier, type JwtVerifierOptions } from "./jwt_verifier.ts";
 export * from "./headers.ts";
 export * from "./header_record.ts";
 export * from "./request_context.ts";
