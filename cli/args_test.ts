@@ -73,3 +73,28 @@ Deno.test("args: --request-state-secret and its previous secret, 32 characters a
     message: "--request-state-secret must be at least 32 characters",
   });
 });
+
+Deno.test("args: --auth-issuer, --auth-jwks and --auth-audience", () => {
+  const parsed = parseArgs([
+    "serve",
+    "server.ts",
+    "--http",
+    "--auth-issuer=https://as.example",
+    "--auth-jwks",
+    "https://as.example/jwks",
+    "--auth-audience",
+    "https://mcp.example/mcp",
+  ]);
+  assert.equal(parsed.kind, "serve");
+  if (parsed.kind !== "serve") return;
+  assert.equal(parsed.options.authIssuer, "https://as.example");
+  assert.equal(parsed.options.authJwks, "https://as.example/jwks");
+  assert.equal(parsed.options.authAudience, "https://mcp.example/mcp");
+  const error = (args: string[]) => {
+    const result = parseArgs(["serve", "server.ts", ...args]);
+    return result.kind === "error" ? result.message : undefined;
+  };
+  assert.match(error(["--auth-issuer", "https://as.example"])!, /need --http/);
+  assert.match(error(["--http", "--auth-issuer", "https://as.example"])!, /go together/);
+  assert.match(error(["--http", "--auth-issuer", "x", "--auth-jwks", "y"])!, /need URLs/);
+});
