@@ -282,10 +282,36 @@ export function createHttpHandler(
 
   // Not async, so routing costs no suspended frame of its own: the handler
   // below awaits (and catches) whatever it returns.
+  // Legacy sessions belong to the principal that opened them (bounded; in
+  // this instance's memory).
+  const owners = new Map<string, string>();
+  const maxOwners = options.maxSessions ?? 10_000;
   const authenticated = async (request: Request, context?: RequestContext) => {
     const outcome = await auth!.authenticate(request);
     if ("response" in outcome) return await refuse(request, outcome.response);
-    return await route(request, { ...context, authInfo: outcome.info });
+    const principal = outcome.info.subject ?? outcome.info.clientId ?? "";
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const owner = owners.get(sessionId);
+      if (owner !== undefined && owner !== principal) {
+        // Another caller's session: answered as if it did not exist.
+        return await refuse(
+          request,
+          errorResponseOf(404, null, ErrorCode.INVALID_REQUEST, "Not Found: no such session"),
+        );
+      }
+    }
+    const response = await route(request, { ...context, authInfo: outcome.info });
+    if (sessionId === null) {
+      const opened = response.headers.get("mcp-session-id");
+      if (opened !== null) {
+        if (owners.size >= maxOwners) owners.delete(owners.keys().next().value!);
+        owners.set(opened, principal);
+      }
+    } else if (request.method === "DELETE" && response.ok) {
+      owners.delete(sessionId);
+    }
+    return response;
   };
 
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {

@@ -216,6 +216,36 @@ Deno.test("auth: a missing required scope is 403 insufficient_scope naming the s
   }
 });
 
+Deno.test("auth: a legacy session is bound to the principal that opened it", async () => {
+  const s = startAuth();
+  try {
+    const ada = await token(s.url);
+    const eve = await token(s.url, { sub: "eve" });
+    const init = await post(s.url, initializeRequest(1), { authorization: `Bearer ${ada}` });
+    await init.body?.cancel();
+    const session = init.headers.get("mcp-session-id")!;
+    const as = (bearer: string) => ({
+      authorization: `Bearer ${bearer}`,
+      "mcp-session-id": session,
+    });
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+    const hijack = await post(s.url, initialized, as(eve));
+    await hijack.body?.cancel();
+    assert.equal(hijack.status, 404);
+    const resume = await fetch(s.url, { headers: { accept: "text/event-stream", ...as(eve) } });
+    await resume.body?.cancel();
+    assert.equal(resume.status, 404);
+    const end = await fetch(s.url, { method: "DELETE", headers: as(eve) });
+    await end.body?.cancel();
+    assert.equal(end.status, 404);
+    const owner = await post(s.url, initialized, as(ada));
+    await owner.body?.cancel();
+    assert.equal(owner.status, 202);
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("auth: cleanup", async () => {
   await jwks.shutdown();
 });
