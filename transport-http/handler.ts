@@ -26,7 +26,8 @@ import { createDefaultRegistry } from "@anubis/dialects";
 import { readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
-import { type AuthOptions, ResourceServer } from "./auth.ts";
+import { type AuthInfo, type AuthOptions, ResourceServer } from "./auth.ts";
+import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
@@ -67,6 +68,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * `frame.context.authInfo`. Off by default.
    */
   auth?: AuthOptions;
+  /**
+   * Limits how fast each caller may POST (tool calls included): a token
+   * bucket per principal, or per client address without `auth`. Over the
+   * limit, 429 with `Retry-After` and a JSON-RPC error. Off by default.
+   */
+  rateLimit?: RateLimitOptions;
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
   path?: string | false;
   /** The dialects (default: all four). */
@@ -227,7 +234,26 @@ export function createHttpHandler(
   const auth = options.auth && new ResourceServer(options.auth, path === false ? "/" : path);
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
 
+  const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
+    if (buckets !== undefined) {
+      const info = context?.authInfo as AuthInfo | undefined;
+      const address = (context as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
+      const wait = buckets.take(info?.subject ?? info?.clientId ?? address?.hostname ?? "");
+      if (wait > 0) {
+        return await refuse(
+          request,
+          errorResponseOf(
+            429,
+            null,
+            -32000,
+            "Too Many Requests: rate limit exceeded",
+            { retryAfterMs: wait },
+            { "retry-after": String(Math.ceil(wait / 1000)) },
+          ),
+        );
+      }
+    }
     const type = request.headers.get("content-type");
     if (type === null || !JSON_TYPE.test(type)) {
       return await refuse(
