@@ -22,6 +22,7 @@ export * from "./limits.ts";
 export * from "./origin.ts";
 export * from "./cors.ts";
 export type { AuthInfo, AuthOptions, TokenVerifier } from "./auth.ts";
+export { type IntrospectionOptions, introspectionVerifier } from "./introspection.ts";
 export type { RateLimitOptions } from "./rate_limit.ts";
 export { jwtVerifier, type JwtVerifierOptions } from "./jwt_verifier.ts";
 export * from "./headers.ts";

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import * as jose from "jose";
 import { defineServer } from "@anubis/core";
-import { type AuthOptions, jwtVerifier } from "@anubis/transport-http";
+import { type AuthOptions, introspectionVerifier, jwtVerifier } from "@anubis/transport-http";
 import {
   headers2026,
   initializeRequest,
@@ -243,6 +243,52 @@ Deno.test("auth: a legacy session is bound to the principal that opened it", asy
     assert.equal(owner.status, 202);
   } finally {
     await s.close();
+  }
+});
+
+Deno.test("auth: the RFC 7662 introspection verifier accepts active tokens for this resource only", async () => {
+  const seen: string[] = [];
+  const introspect = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      seen.push(request.headers.get("authorization") ?? "");
+      const form = new URLSearchParams(await request.text());
+      const token = form.get("token");
+      if (token === "good") {
+        return Response.json({
+          active: true,
+          sub: "ada",
+          scope: "mcp:tools",
+          aud: s.url,
+          exp: now() + 600,
+        });
+      }
+      if (token === "elsewhere") {
+        return Response.json({
+          active: true,
+          sub: "ada",
+          aud: "https://x.test",
+        });
+      }
+      return Response.json({ active: false });
+    },
+  );
+  const s = startAuth({
+    verifyToken: introspectionVerifier({
+      endpoint: `http://127.0.0.1:${introspect.addr.port}/introspect`,
+      clientId: "rs",
+      clientSecret: "pw",
+    }),
+  });
+  try {
+    const ok = await callWhoami(s.url, "good");
+    assert.equal((await ok.json()).result.content[0].text, "ada mcp:tools");
+    await refused(await callWhoami(s.url, "revoked"), 401, "invalid_token");
+    await refused(await callWhoami(s.url, "elsewhere"), 401, "invalid_token");
+    assert.equal(seen[0], `Basic ${btoa("rs:pw")}`);
+  } finally {
+    await s.close();
+    await introspect.shutdown();
   }
 });
 
