@@ -41,6 +41,10 @@ const server = defineServer({
       const info = frame.context.authInfo as { subject?: string; scopes: string[] };
       return `${info.subject} ${info.scopes.join(",")}`;
     },
+  }, {
+    name: "admin_only",
+    requiredScopes: ["mcp:admin"],
+    handler: () => "admin",
   }],
 });
 
@@ -289,6 +293,56 @@ Deno.test("auth: the RFC 7662 introspection verifier accepts active tokens for t
   } finally {
     await s.close();
     await introspect.shutdown();
+  }
+});
+
+Deno.test("auth: a tool's required scopes hide it from tools/list and refuse its call, in both eras", async () => {
+  const s = startAuth();
+  try {
+    const names = async (bearer: string) => {
+      const response = await post(s.url, request2026(1, "tools/list"), {
+        ...headers2026("tools/list"),
+        authorization: `Bearer ${bearer}`,
+      });
+      return (await response.json()).result.tools.map((t: { name: string }) => t.name);
+    };
+    const user = await token(s.url);
+    const admin = await token(s.url, { scope: "mcp:tools mcp:admin" });
+    assert.deepEqual(await names(user), ["whoami"]);
+    assert.deepEqual(await names(admin), ["whoami", "admin_only"]);
+    const call = (bearer: string) =>
+      post(s.url, request2026(2, "tools/call", { name: "admin_only", arguments: {} }), {
+        ...headers2026("tools/call", "admin_only"),
+        authorization: `Bearer ${bearer}`,
+      });
+    const denied = await (await call(user)).json();
+    assert.equal(denied.error.code, -32602);
+    assert.equal((await (await call(admin)).json()).result.content[0].text, "admin");
+    // Legacy era: the session's caller has no mcp:admin.
+    const init = await post(s.url, initializeRequest(1), { authorization: `Bearer ${user}` });
+    await init.body?.cancel();
+    const legacyHeaders = {
+      authorization: `Bearer ${user}`,
+      "mcp-session-id": init.headers.get("mcp-session-id")!,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    await (await post(
+      s.url,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      legacyHeaders,
+    ))
+      .body?.cancel();
+    const legacy = await post(s.url, {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "admin_only", arguments: {} },
+    }, legacyHeaders);
+    const text = await legacy.text();
+    const body = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]);
+    assert.equal(body.error.code, -32602, text);
+  } finally {
+    await s.close();
   }
 });
 
