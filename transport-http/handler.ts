@@ -327,7 +327,11 @@ export function createHttpHandler(
         );
       }
     }
-    const response = await route(request, { ...context, authInfo: outcome.info });
+    // Not a spread: Deno's handler info (the context without a middleware)
+    // has getters that build objects on every read.
+    const authed: RequestContext = { authInfo: outcome.info };
+    if (context?.assigns) authed.assigns = context.assigns;
+    const response = await route(request, authed);
     if (sessionId === null) {
       const opened = response.headers.get("mcp-session-id");
       if (opened !== null) {
