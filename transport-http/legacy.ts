@@ -11,10 +11,12 @@ import {
   batchContentRefusal,
   batchSessionRefusal,
   type Decoded,
+  encodeOutbound,
   type Engine,
   ErrorCode,
   type Exchange,
   type JsonRpcMessage,
+  reportUnencodable,
   type RequestId,
   splitBatch,
 } from "@anubis/core";
@@ -22,7 +24,7 @@ import type { HttpLimits, StreamCounter } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
-import { accepted, errorResponseOf, jsonResponse } from "./responses.ts";
+import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
 import type { SessionEntry, SessionTable } from "./session_table.ts";
 import type { SseStream } from "./sse_stream.ts";
 
@@ -470,16 +472,32 @@ export class LegacyEndpoint {
     context?: RequestContext,
   ): Promise<Response> {
     const id = requestIdOf(message);
+    const sessionId = request.headers.get("mcp-session-id")?.trim();
+    if (sessionId && await this.#sessions.exists(sessionId)) {
+      // A session is initialized once; an unknown id is ignored (a new session is minted).
+      return errorResponseOf(
+        400,
+        id,
+        ErrorCode.INVALID_REQUEST,
+        "Invalid Request: initialize must not carry an Mcp-Session-Id (the session is initialized already)",
+      );
+    }
     const entry = this.#sessions.create();
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
     });
-    if (!reply || "error" in reply.message) {
+    // An answer JSON cannot encode (an `init` error's data) becomes -32603 for the id.
+    let unencodable = false;
+    const text = reply && encodeOutbound(reply.message, (problem) => {
+      unencodable = true;
+      reportUnencodable(problem);
+    });
+    if (!reply || text === undefined || unencodable || "error" in reply.message) {
       this.#sessions.discard(entry);
-      return reply
-        ? jsonResponse(reply.message, 400)
+      return text !== undefined
+        ? jsonTextResponse(text, 400)
         : errorResponseOf(400, id, ErrorCode.INVALID_REQUEST, "initialize was not answered");
     }
     try {
@@ -489,7 +507,7 @@ export class LegacyEndpoint {
       console.error("anubis: session store failed saving a new session:", error);
       return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
     }
-    return jsonResponse(reply.message, 200, { "mcp-session-id": entry.session.id! });
+    return jsonTextResponse(text, 200, { "mcp-session-id": entry.session.id! });
   }
 
   /**

@@ -275,6 +275,36 @@ export class SessionTable {
   }
 
   /**
+   * Whether a session with this id is live here or stored, without
+   * restoring it (a store that cannot be read counts as not stored).
+   *
+   * @param id The `Mcp-Session-Id`.
+   * @returns `true` when the session exists.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * if (!await table.exists(entry.session.id!)) throw new Error("a live session exists");
+   * if (await table.exists("0123456789abcdef")) throw new Error("an unknown one does not");
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  async exists(id: string): Promise<boolean> {
+    if (this.#entries.has(id)) return true;
+    const store = this.#options.sessionStore;
+    return store !== undefined && await store.load(id).catch(() => undefined) !== undefined;
+  }
+
+  /**
    * Finds a live session, or restores it from the session store. With a
    * session store, a live session is checked against it (one read), so a
    * session ended on another instance is unknown here as well; when the
