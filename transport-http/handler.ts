@@ -83,6 +83,16 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * expires after this long without a message (default 10 s).
    */
   handshakeMs?: number;
+  /**
+   * The most entries in a JSON-RPC batch (2025-03-26; default 1,000). A longer
+   * batch gets one -32600 error (HTTP 400), not an answer per entry.
+   */
+  maxBatchEntries?: number;
+  /**
+   * The most bytes of JSON in a batch's answer (default 8 MiB); responses past
+   * it become short -32603 errors for their ids.
+   */
+  maxBatchAnswerBytes?: number;
   /** The most open standalone and listen streams (default 1,000); beyond it 503. */
   maxStreams?: number;
   /** A legacy session idle this long expires (default 30 minutes); also the session store TTL. */
@@ -194,7 +204,13 @@ export function createHttpHandler(
     },
   });
   const streams = new StreamCounter(maxStreams);
-  const limits: HttpLimits = { maxStreams, keepAliveMs, resumable: eventStore !== undefined };
+  const limits: HttpLimits = {
+    maxStreams,
+    keepAliveMs,
+    resumable: eventStore !== undefined,
+    maxBatchEntries: options.maxBatchEntries,
+    maxBatchAnswerBytes: options.maxBatchAnswerBytes,
+  };
   const posts = eventStore &&
     new PostStreams(eventStore, { retryMs: options.retryMs ?? 3_000, keepAliveMs });
   const legacy = new LegacyEndpoint(engine, sessions, streams, limits, posts);

@@ -10,6 +10,8 @@
 import {
   batchContentRefusal,
   batchSessionRefusal,
+  batchSizeRefusal,
+  boundBatchAnswer,
   type Decoded,
   encodeOutbound,
   type Engine,
@@ -274,6 +276,8 @@ export class LegacyEndpoint {
     entries: readonly Decoded[],
     context?: RequestContext,
   ): Promise<Response> {
+    const tooLong = batchSizeRefusal(entries.length, this.#limits.maxBatchEntries);
+    if (tooLong) return errorResponseOf(400, null, ErrorCode.INVALID_REQUEST, tooLong);
     const { messages, errors } = splitBatch(entries);
     const refused = batchContentRefusal(messages);
     if (refused) return errorResponseOf(400, null, ErrorCode.INVALID_REQUEST, refused);
@@ -293,12 +297,32 @@ export class LegacyEndpoint {
       if ("method" in message) handled.push(message);
       else this.#sessions.answer(found, message);
     }
+    const keepAliveMs = this.#limits.keepAliveMs;
     return await respond(async ({ emit }) => {
       const responses = await this.#engine.handleBatch(handled, { ...exchange, emit });
       await this.#persist(found);
-      const all = [...errors, ...responses];
+      const all = boundBatchAnswer([...errors, ...responses], this.#limits.maxBatchAnswerBytes);
       return all.length > 0 ? { body: all, status: 200 } : undefined;
-    }, { keepAliveMs: this.#limits.keepAliveMs, cancelOnDisconnect: false });
+    }, {
+      keepAliveMs,
+      cancelOnDisconnect: false,
+      // A 2025-03-26 POST stream cannot be resumed: when the client leaves,
+      // nobody can receive the answers, so the batch's pending work is
+      // cancelled. A batch still working after a keep-alive interval answers
+      // as an SSE stream, whose keep-alive comments find a client that left.
+      abandoned: hasRequest
+        ? {
+          requestSignal: () => request.signal,
+          upgradeAfterMs: keepAliveMs,
+          cancel: () => {
+            for (const message of handled) {
+              const id = requestIdOf(message);
+              if (id !== null) found.session.cancel(id, "the client disconnected");
+            }
+          },
+        }
+        : undefined,
+    });
   }
 
   /**

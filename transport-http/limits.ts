@@ -20,6 +20,10 @@ export interface HttpLimits {
   keepAliveMs: number;
   /** Whether an event store is configured. */
   resumable: boolean;
+  /** The most entries in a JSON-RPC batch (default 1,000); beyond it one -32600. */
+  maxBatchEntries?: number;
+  /** The most bytes of JSON in a batch's answer (default 8 MiB); see `boundBatchAnswer`. */
+  maxBatchAnswerBytes?: number;
 }
 
 /**
