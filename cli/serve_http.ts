@@ -333,6 +333,7 @@ export async function serveHttp(
       sessionBus: joined.sessionBus,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
+      ...options.limits,
       signal,
       onListen: (url) => console.error(`anubis: listening on ${url.href}`),
     });

@@ -22,9 +22,9 @@ import {
   type RequestId,
   splitBatch,
 } from "@anubis/core";
-import type { HttpLimits, StreamCounter } from "./limits.ts";
+import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
-import { exchangeOf, type RequestContext } from "./request_context.ts";
+import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
 import type { SessionEntry, SessionTable } from "./session_table.ts";
@@ -374,13 +374,14 @@ export class LegacyEndpoint {
     if (found instanceof Response) return found;
     const session = found.session;
     const resumed = this.#posts && postStreamCursorOf(request.headers.get("last-event-id") ?? "");
-    if (resumed) return await this.#resumePost(found, resumed.key, resumed.cursor);
-    const standalone = this.#sessions.streamOf(found);
-    const release = this.#streams.acquire();
-    // Superseding the session's own stream needs no new slot.
-    if (!release && !standalone.attached) {
-      return errorResponseOf(503, null, ErrorCode.INTERNAL_ERROR, "Too many open streams");
+    if (resumed) {
+      return await this.#resumePost(found, resumed.key, resumed.cursor, clientOf(context));
     }
+    const standalone = this.#sessions.streamOf(found);
+    const client = clientOf(context);
+    const release = this.#streams.acquire(client);
+    // Superseding the session's own stream needs no new slot.
+    if (!release && !standalone.attached) return streamRefusal(this.#streams, null);
     const resumable = this.#limits.resumable;
     const priming = resumable && session.dialect!.transportRules.primingEvents === true;
     let stream;
@@ -396,19 +397,22 @@ export class LegacyEndpoint {
     }
     // A superseded connection gave its slot back while attaching: take it.
     // This one may itself have been superseded meanwhile: it holds nothing.
-    const slot = release ?? this.#streams.acquire();
+    const slot = release ?? this.#streams.acquire(client);
     if (slot) releaseOnEnd(stream, slot);
     this.#sessions.hold(found, stream.signal);
     return stream.response({ "mcp-session-id": session.id! });
   }
 
   /** `GET` with the `Last-Event-ID` of a POST stream: the rest of that stream. */
-  async #resumePost(entry: SessionEntry, key: number, cursor: number): Promise<Response> {
+  async #resumePost(
+    entry: SessionEntry,
+    key: number,
+    cursor: number,
+    client: string | undefined,
+  ): Promise<Response> {
     const session = entry.session;
-    const release = this.#streams.acquire();
-    if (!release) {
-      return errorResponseOf(503, null, ErrorCode.INTERNAL_ERROR, "Too many open streams");
-    }
+    const release = this.#streams.acquire(client);
+    if (!release) return streamRefusal(this.#streams, null);
     let stream;
     try {
       stream = await this.#posts!.resume(session.id!, key, cursor);
@@ -506,7 +510,18 @@ export class LegacyEndpoint {
         "Invalid Request: initialize must not carry an Mcp-Session-Id (the session is initialized already)",
       );
     }
-    const entry = this.#sessions.create();
+    const client = clientOf(context);
+    if (this.#sessions.clientFull(client)) {
+      return errorResponseOf(
+        429,
+        id,
+        ErrorCode.INTERNAL_ERROR,
+        "Too many sessions for this client",
+        undefined,
+        { "retry-after": String(this.#sessions.retryAfterSeconds) },
+      );
+    }
+    const entry = this.#sessions.create(client);
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
