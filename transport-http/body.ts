@@ -92,15 +92,17 @@ export class BodyTimeoutError extends Error {
 }
 
 interface PendingBody {
-  readonly startedAt: number;
+  /** The tick the read started in. */
+  readonly tick: number;
   readonly expire: () => void;
 }
 
 /**
  * The deadline of request bodies: a body not fully received within `ms` of
- * the start of its read is given up ({@link BodyTimeoutError}). One timer
- * serves every pending read (they expire in the order they started), running
- * only while reads are pending and never keeping the process alive.
+ * the start of its read is given up ({@link BodyTimeoutError}), at most a
+ * quarter of `ms` (or 1 s) late. One timer serves every pending read (they
+ * expire in the order they started), running only while reads are pending
+ * and never keeping the process alive; a read costs no clock reading.
  *
  * @example
  * ```ts
@@ -114,7 +116,13 @@ interface PendingBody {
  */
 export class BodyClock {
   readonly #ms: number;
+  readonly #tickMs: number;
+  /** Ticks a read may take, plus the one it started in. */
+  readonly #ticks: number;
   readonly #pending = new Set<PendingBody>();
+  #tick = 0;
+  /** Whether a read was watched since the last tick (the timer then keeps running). */
+  #busy = false;
   #timer: ReturnType<typeof setInterval> | undefined;
 
   /**
@@ -124,6 +132,13 @@ export class BodyClock {
    */
   constructor(ms: number) {
     this.#ms = ms;
+    this.#tickMs = Math.max(10, Math.min(1000, ms / 4));
+    this.#ticks = Math.ceil(ms / this.#tickMs) + 1;
+  }
+
+  /** The time a body has, in milliseconds. */
+  get ms(): number {
+    return this.#ms;
   }
 
   /**
@@ -144,14 +159,7 @@ export class BodyClock {
    * ```
    */
   watch(expire: () => void): () => void {
-    const pending: PendingBody = { startedAt: Date.now(), expire };
-    this.#pending.add(pending);
-    if (this.#timer === undefined) {
-      this.#timer = setInterval(() => this.#tick(), Math.max(10, Math.min(1000, this.#ms / 4)));
-      (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(
-        this.#timer as unknown as number,
-      );
-    }
+    const pending = this.#add(expire);
     return () => void this.#pending.delete(pending);
   }
 
@@ -169,36 +177,50 @@ export class BodyClock {
    * if ((await clock.race(Promise.resolve("text"))) !== "text") throw new Error("the read's value");
    * ```
    */
-  async race<T>(read: Promise<T>): Promise<T> {
-    let expire!: (error: Error) => void;
-    const expired = new Promise<never>((_, reject) => (expire = reject));
-    const done = this.watch(() => {
-      read.catch(() => {}); // given up: its own failure, later, concerns nobody
-      expire(new BodyTimeoutError(this.#ms));
+  race<T>(read: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const pending = this.#add(() => {
+        read.catch(() => {}); // given up: its own failure, later, concerns nobody
+        reject(new BodyTimeoutError(this.#ms));
+      });
+      read.then((value) => {
+        this.#pending.delete(pending);
+        resolve(value);
+      }, (error) => {
+        this.#pending.delete(pending);
+        reject(error);
+      });
     });
-    try {
-      return await Promise.race([read, expired]);
-    } finally {
-      done();
-    }
   }
 
-  #tick(): void {
-    const deadline = Date.now() - this.#ms;
+  #add(expire: () => void): PendingBody {
+    const pending: PendingBody = { tick: this.#tick, expire };
+    this.#pending.add(pending);
+    this.#busy = true;
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => this.#advance(), this.#tickMs);
+      (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(
+        this.#timer as unknown as number,
+      );
+    }
+    return pending;
+  }
+
+  #advance(): void {
+    const due = ++this.#tick - this.#ticks;
+    const busy = this.#busy;
+    this.#busy = false;
     for (const pending of this.#pending) {
-      if (pending.startedAt > deadline) break; // started later: not yet due
+      if (pending.tick > due) break; // started later: not yet due
       this.#pending.delete(pending);
       pending.expire();
     }
-    if (this.#pending.size === 0) {
+    // Stopped after a tick with no read at all: starting and stopping a
+    // timer per request would cost more than the read.
+    if (this.#pending.size === 0 && !busy) {
       clearInterval(this.#timer);
       this.#timer = undefined;
     }
-  }
-
-  /** The time a body has, in milliseconds. */
-  get ms(): number {
-    return this.#ms;
   }
 }
 
