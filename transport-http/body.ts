@@ -136,7 +136,15 @@ export class BodyClock {
     this.#ticks = Math.ceil(ms / this.#tickMs) + 1;
   }
 
-  /** The time a body has, in milliseconds. */
+  /**
+   * The time a body has, in milliseconds.
+   *
+   * @example
+   * ```ts
+   * import { BodyClock } from "@anubis/transport-http";
+   * if (new BodyClock(30_000).ms !== 30_000) throw new Error("the time given");
+   * ```
+   */
   get ms(): number {
     return this.#ms;
   }
