@@ -35,6 +35,18 @@ export interface ServeOptions {
   allowedHosts: string[];
   /** The HTTP limits the flags set (each absent one keeps the handler's default). */
   limits?: HttpLimitFlags;
+  /** Origins allowed to call cross-origin from a browser (CORS); empty turns CORS off. */
+  corsOrigins: string[];
+  /** The OAuth issuer whose JWT access tokens are required (turns auth on, with `authJwks`). */
+  authIssuer?: string;
+  /** The JWKS URL of the issuer's signing keys. */
+  authJwks?: string;
+  /** The token audience and canonical resource URL (default: the endpoint's URL). */
+  authAudience?: string;
+  /** Signs `requestState` (else `ANUBIS_REQUEST_STATE_SECRET`, else shared through KV). */
+  requestStateSecret?: string;
+  /** A rotated-out secret that still opens states (else `ANUBIS_REQUEST_STATE_PREVIOUS_SECRET`). */
+  requestStatePreviousSecret?: string;
 }
 
 /**
@@ -132,6 +144,23 @@ Options:
   --max-batch-entries <n>   Entries in a JSON-RPC batch (default 1000)
   --body-timeout <ms>       A request body must arrive within this long, else
                             408 (default 30000; 0 turns it off)
+  --cors <origin,...>       Let browser pages on these origins call the
+                            endpoint (CORS preflights answered; each origin
+                            is also an allowed Origin; repeatable)
+  --auth-issuer <url>       Require OAuth JWT access tokens from this issuer
+                            (with --auth-jwks); serves the protected-resource
+                            metadata at /.well-known/oauth-protected-resource
+  --auth-jwks <url>         The issuer's JWKS URL (its signing keys)
+  --auth-audience <url>     The audience tokens must carry, also the served
+                            resource URL (default: the endpoint's URL)
+  --request-state-secret <s>
+                            Sign stateless multi round-trip state with this
+                            secret (32+ characters; or the environment's
+                            ANUBIS_REQUEST_STATE_SECRET). Without it, instances
+                            on one KV store share a key kept in the store
+  --request-state-previous-secret <s>
+                            A secret rotated out that still opens state (or
+                            ANUBIS_REQUEST_STATE_PREVIOUS_SECRET)
   -h, --help                Show this help
 `;
 
@@ -143,6 +172,12 @@ const VALUE_FLAGS = new Set([
   "--session-store",
   "--allowed-origin",
   "--allowed-host",
+  "--cors",
+  "--auth-issuer",
+  "--auth-jwks",
+  "--auth-audience",
+  "--request-state-secret",
+  "--request-state-previous-secret",
 ]);
 
 /**
@@ -180,6 +215,7 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     path: "/mcp",
     allowedOrigins: [],
     allowedHosts: [],
+    corsOrigins: [],
   };
   for (let i = 0; i < rest.length; i++) {
     let flag = rest[i];
@@ -263,6 +299,26 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       case "--allowed-host":
         options.allowedHosts.push(value);
         break;
+      case "--auth-issuer":
+        options.authIssuer = value;
+        break;
+      case "--auth-jwks":
+        options.authJwks = value;
+        break;
+      case "--auth-audience":
+        options.authAudience = value;
+        break;
+      case "--cors":
+        options.corsOrigins.push(...value.split(",").map((o) => o.trim()).filter((o) => o));
+        break;
+      case "--request-state-secret":
+      case "--request-state-previous-secret": {
+        const problem = requestStateSecretProblem(flag, value);
+        if (problem) return { kind: "error", message: problem };
+        if (flag === "--request-state-secret") options.requestStateSecret = value;
+        else options.requestStatePreviousSecret = value;
+        break;
+      }
     }
   }
   if (!options.module) {
@@ -274,5 +330,37 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       message: "--event-store, --session-store and the HTTP limits need --http",
     };
   }
+  const auth = [options.authIssuer, options.authJwks, options.authAudience];
+  if (auth.some((v) => v !== undefined)) {
+    if (!options.http) return { kind: "error", message: "--auth-* flags need --http" };
+    if (options.authIssuer === undefined || options.authJwks === undefined) {
+      return { kind: "error", message: "--auth-issuer and --auth-jwks go together" };
+    }
+    for (const url of auth) {
+      if (url !== undefined && !URL.canParse(url)) {
+        return { kind: "error", message: `--auth-* flags need URLs: ${url}` };
+      }
+    }
+  }
   return { kind: "serve", options };
+}
+
+/**
+ * What is wrong with a `requestState` secret, if anything: it must be at
+ * least 32 characters, so it cannot be guessed offline from a sealed state.
+ *
+ * @param source Where it came from (a flag or environment variable name).
+ * @param secret The secret.
+ * @returns The message, or `undefined` when it will do.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { requestStateSecretProblem } from "@anubis/cli/args";
+ * assert.match(requestStateSecretProblem("--request-state-secret", "short")!, /32 characters/);
+ * assert.equal(requestStateSecretProblem("--request-state-secret", "x".repeat(32)), undefined);
+ * ```
+ */
+export function requestStateSecretProblem(source: string, secret: string): string | undefined {
+  return secret.length < 32 ? `${source} must be at least 32 characters` : undefined;
 }

@@ -6,11 +6,28 @@
  */
 
 import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
-import { DEFAULT_KV_PATH, isKvFilePath, type KvLike } from "@anubis/core/kv";
-import { KvEventStore, KvNotificationBus, openKvPath } from "@anubis/event-store-kv";
+import {
+  DEFAULT_KV_PATH,
+  isKvConnectUrl,
+  isKvFilePath,
+  type KvLike,
+  SharedRequestStateKeys,
+} from "@anubis/core/kv";
+import {
+  KvEventStore,
+  KvNotificationBus,
+  openKvPath,
+  StoredStreamsBus,
+} from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
-import { isLoopbackHost, serve, type SessionBusMessage } from "@anubis/transport-http";
-import type { ServeOptions } from "./args.ts";
+import {
+  type AuthOptions,
+  isLoopbackHost,
+  jwtVerifier,
+  serve,
+  type SessionBusMessage,
+} from "@anubis/transport-http";
+import { requestStateSecretProblem, type ServeOptions } from "./args.ts";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 
 /** Rethrows a failure to open or first read a KV database as the CLI reports it. */
@@ -92,7 +109,9 @@ export class KvDatabases {
   readonly #opened: KvLike[] = [];
 
   /**
-   * The database at `path`, opened on first use (its folder created).
+   * The database at `path`, opened on first use (a file's folder created; a
+   * KV Connect URL passed to `Deno.openKv` as it is, with the access token
+   * Deno reads from `DENO_KV_ACCESS_TOKEN`, which must be set).
    *
    * @param path A file, `":memory:"` or a KV Connect URL.
    * @returns The handle every caller with this path shares.
@@ -112,6 +131,11 @@ export class KvDatabases {
     if (!kv) {
       kv = emptyKvWarning(path).then((warning) => {
         if (warning) console.error(warning);
+        if (isKvConnectUrl(path) && !Deno.env.get("DENO_KV_ACCESS_TOKEN")) {
+          throw new Error(
+            `${path} is a KV Connect URL: set DENO_KV_ACCESS_TOKEN to the database's access token`,
+          );
+        }
         return openKvPath(path);
       }).then((opened) => (this.#opened.push(opened), opened), cannotOpen);
       this.#opening.set(path, kv);
@@ -192,7 +216,9 @@ export async function openStores(
     const eventPath = kvPath(options.eventStore);
     if (options.eventStore === "memory") stores.eventStore = new MemoryEventStore();
     else if (eventPath !== undefined) {
-      stores.eventStore = new KvEventStore(await kvs.open(eventPath));
+      stores.eventStore = new KvEventStore(await kvs.open(eventPath), {
+        watch: isKvConnectUrl(eventPath),
+      });
     }
     const sessionPath = kvPath(options.sessionStore);
     if (sessionPath !== undefined) {
@@ -233,12 +259,17 @@ export interface JoinedInstances {
  *   client's answer to a server-to-client request reaches the instance that
  *   asked, and a GET stream opened at one instance closes the session's older
  *   one at the others. Only a shared session store lets a session be served
- *   by several instances, so without one there is nothing to tell.
+ *   by several instances, so without one there is nothing to tell;
+ * - with both stores on KV (handed in as `stores`), a change raised here is
+ *   first appended to the stored stream of every stored session this
+ *   instance did not serve itself (`StoredStreamsBus`), so it reaches a
+ *   session whose only stream was on an instance that died.
  *
  * @param server The server.
  * @param options The command-line options.
  * @param databases Where to open KV databases (default: its own, closed by
  *   `leave()`; handed in, the caller closes them).
+ * @param stores The stores the HTTP handler uses ({@link openStores}).
  * @returns The session bus, and what leaves (nothing to do without KV).
  * @throws {Error} When the database cannot be opened.
  *
@@ -257,6 +288,7 @@ export async function joinInstances(
   server: McpServer,
   options: Pick<ServeOptions, "eventStore" | "sessionStore">,
   databases?: KvDatabases,
+  stores?: Pick<OpenedStores, "eventStore" | "sessionStore">,
 ): Promise<JoinedInstances> {
   const sessionPath = kvPath(options.sessionStore);
   const changesPath = kvPath(options.eventStore) ?? sessionPath;
@@ -271,6 +303,7 @@ export async function joinInstances(
   try {
     const changes = new KvNotificationBus(await kvs.open(changesPath), {
       channel: server.info.name,
+      watch: isKvConnectUrl(changesPath),
     });
     buses.push(changes);
     await changes.start().catch(cannotOpen);
@@ -278,15 +311,18 @@ export async function joinInstances(
     if (sessionPath !== undefined) {
       sessions = new KvNotificationBus<SessionBusMessage>(await kvs.open(sessionPath), {
         channel: `${server.info.name}/sessions`,
+        watch: isKvConnectUrl(sessionPath),
       });
       buses.push(sessions);
       await sessions.start().catch(cannotOpen);
     }
-    const disconnect = server.notify.connect(changes);
+    const recording = recordingBus(server, changes, stores);
+    const disconnect = server.notify.connect(recording ?? changes);
     return {
       sessionBus: sessions,
       async leave() {
         disconnect();
+        await recording?.idle();
         await leaveBuses();
       },
     };
@@ -294,6 +330,110 @@ export async function joinInstances(
     await leaveBuses();
     throw error;
   }
+}
+
+/**
+ * The environment variable that gives the `requestState` secret.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { REQUEST_STATE_SECRET_ENV } from "@anubis/cli/serve-http";
+ * assert.equal(REQUEST_STATE_SECRET_ENV, "ANUBIS_REQUEST_STATE_SECRET");
+ * ```
+ */
+export const REQUEST_STATE_SECRET_ENV = "ANUBIS_REQUEST_STATE_SECRET";
+/**
+ * The environment variable that gives a rotated-out `requestState` secret.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { REQUEST_STATE_PREVIOUS_SECRET_ENV } from "@anubis/cli/serve-http";
+ * assert.equal(REQUEST_STATE_PREVIOUS_SECRET_ENV, "ANUBIS_REQUEST_STATE_PREVIOUS_SECRET");
+ * ```
+ */
+export const REQUEST_STATE_PREVIOUS_SECRET_ENV = "ANUBIS_REQUEST_STATE_PREVIOUS_SECRET";
+
+/**
+ * Where the server's `requestState` key comes from, first match wins:
+ *
+ * 1. `--request-state-secret` (or {@link REQUEST_STATE_SECRET_ENV}), with
+ *    `--request-state-previous-secret` (or
+ *    {@link REQUEST_STATE_PREVIOUS_SECRET_ENV}) still accepted: for
+ *    deployments without a shared KV store, and for manual rotation;
+ * 2. the server module's own `requestState.secret`;
+ * 3. with either store on KV, the key shared through that database
+ *    ({@link SharedRequestStateKeys}: created once, rotated weekly, the
+ *    previous key accepted for 15 minutes), so instances on one store
+ *    answer each other's rounds with nothing to configure;
+ * 4. else the process's random key (one instance).
+ *
+ * @param server The server (its codec is switched to the chosen keys).
+ * @param options The command-line options.
+ * @param databases Where the KV stores are opened.
+ * @param env Reads the environment (default `Deno.env.get`).
+ * @returns Stops refreshing the shared keys (nothing to stop otherwise).
+ * @throws {Error} When a secret is too short or the shared key cannot be read.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineServer } from "@anubis/core";
+ * import { KvDatabases, useRequestStateKeys } from "@anubis/cli/serve-http";
+ * const server = defineServer({ name: "s", version: "1" });
+ * const databases = new KvDatabases();
+ * const stop = await useRequestStateKeys(server, { sessionStore: "kv::memory:" }, databases);
+ * assert.equal(server.requestState.hasSecret, true);
+ * stop();
+ * databases.close();
+ * ```
+ */
+export async function useRequestStateKeys(
+  server: McpServer,
+  options: Pick<
+    ServeOptions,
+    "eventStore" | "sessionStore" | "requestStateSecret" | "requestStatePreviousSecret"
+  >,
+  databases: KvDatabases,
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): Promise<() => void> {
+  const secret = options.requestStateSecret ?? env(REQUEST_STATE_SECRET_ENV);
+  const previous = options.requestStatePreviousSecret ?? env(REQUEST_STATE_PREVIOUS_SECRET_ENV);
+  if (secret !== undefined) {
+    for (
+      const [name, value] of [[REQUEST_STATE_SECRET_ENV, secret], [
+        REQUEST_STATE_PREVIOUS_SECRET_ENV,
+        previous,
+      ]]
+    ) {
+      const problem = value === undefined ? undefined : requestStateSecretProblem(name!, value);
+      if (problem) throw new Error(problem);
+    }
+    await server.requestState.useKeys({ secret, previousSecrets: previous ? [previous] : [] });
+    return () => {};
+  }
+  const path = kvPath(options.sessionStore) ?? kvPath(options.eventStore);
+  if (server.requestState.hasSecret || path === undefined) return () => {};
+  const keys = new SharedRequestStateKeys(await databases.open(path));
+  return await keys.attach(server.requestState).catch(cannotOpen);
+}
+
+/** With a KV event store and a KV session store, the bus that records changes in stored streams. */
+function recordingBus(
+  server: McpServer,
+  changes: KvNotificationBus,
+  stores: Pick<OpenedStores, "eventStore" | "sessionStore"> | undefined,
+): StoredStreamsBus | undefined {
+  const { eventStore, sessionStore } = stores ?? {};
+  if (!(eventStore instanceof KvEventStore) || !(sessionStore instanceof KvSessionStore)) {
+    return undefined;
+  }
+  return new StoredStreamsBus(changes, {
+    eventStore,
+    sessions: () => sessionStore.records(),
+    capabilities: server.capabilities,
+  });
 }
 
 /**
@@ -321,9 +461,11 @@ export async function serveHttp(
   if (warning) console.error(warning);
   const databases = new KvDatabases();
   let joined: JoinedInstances | undefined;
+  let stopKeys = () => {};
   try {
     const stores = await openStores(options, databases);
-    joined = await joinInstances(server, options, databases);
+    stopKeys = await useRequestStateKeys(server, options, databases);
+    joined = await joinInstances(server, options, databases, stores);
     const running = serve(server, {
       hostname: options.host,
       port: options.port,
@@ -334,12 +476,29 @@ export async function serveHttp(
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
       ...options.limits,
+      cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
+      auth: authOf(options),
       signal,
       onListen: (url) => console.error(`anubis: listening on ${url.href}`),
     });
     await running.finished;
   } finally {
+    stopKeys();
     await joined?.leave();
     databases.close();
   }
+}
+
+/** The `auth` option of the `--auth-*` flags, if given. */
+function authOf(options: ServeOptions): AuthOptions | undefined {
+  if (options.authIssuer === undefined || options.authJwks === undefined) return undefined;
+  return {
+    verifyToken: jwtVerifier({
+      issuer: options.authIssuer,
+      jwksUrl: options.authJwks,
+      audience: options.authAudience,
+    }),
+    resource: options.authAudience,
+    authorizationServers: [options.authIssuer],
+  };
 }

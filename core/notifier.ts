@@ -7,7 +7,9 @@
  * @module
  */
 
+import type { JsonRpcNotification } from "./json_rpc.ts";
 import type { BusMessage, NotificationBus } from "./notification_bus.ts";
+import type { ServerCapabilities } from "./types.ts";
 
 /**
  * One change.
@@ -23,6 +25,76 @@ export type ChangeEvent =
   | { type: "prompts_list_changed" }
   | { type: "resources_list_changed" }
   | { type: "resource_updated"; uri: string };
+
+/**
+ * The notification a legacy session or a listen stream receives for a change.
+ *
+ * @param event The change.
+ * @returns The JSON-RPC notification (no `_meta`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { changeNotification } from "@anubis/core";
+ * assert.deepEqual(changeNotification({ type: "resource_updated", uri: "notes://1" }), {
+ *   jsonrpc: "2.0",
+ *   method: "notifications/resources/updated",
+ *   params: { uri: "notes://1" },
+ * });
+ * ```
+ */
+export function changeNotification(event: ChangeEvent): JsonRpcNotification {
+  switch (event.type) {
+    case "tools_list_changed":
+      return { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
+    case "prompts_list_changed":
+      return { jsonrpc: "2.0", method: "notifications/prompts/list_changed" };
+    case "resources_list_changed":
+      return { jsonrpc: "2.0", method: "notifications/resources/list_changed" };
+    case "resource_updated":
+      return {
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: event.uri },
+      };
+  }
+}
+
+/**
+ * Whether an initialized legacy session receives a change: a resource update
+ * when it subscribed to the URI, a list change when the server advertises
+ * `listChanged` for that list.
+ *
+ * @param event The change.
+ * @param capabilities The server's capabilities.
+ * @param isSubscribed Whether the session subscribed to a URI.
+ * @returns `true` when the session gets the notification.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sessionWantsChange } from "@anubis/core";
+ * const caps = { tools: { listChanged: true } };
+ * assert.equal(sessionWantsChange({ type: "tools_list_changed" }, caps, () => false), true);
+ * assert.equal(sessionWantsChange({ type: "prompts_list_changed" }, caps, () => false), false);
+ * ```
+ */
+export function sessionWantsChange(
+  event: ChangeEvent,
+  capabilities: ServerCapabilities,
+  isSubscribed: (uri: string) => boolean,
+): boolean {
+  switch (event.type) {
+    case "resource_updated":
+      return isSubscribed(event.uri);
+    case "tools_list_changed":
+      return capabilities.tools?.listChanged === true;
+    case "prompts_list_changed":
+      return capabilities.prompts?.listChanged === true;
+    case "resources_list_changed":
+      return capabilities.resources?.listChanged === true;
+  }
+}
 
 /**
  * A change listener. It may return the ids of the legacy sessions it

@@ -58,12 +58,80 @@ function fromBase64Url(text: string): Uint8Array {
 }
 
 /**
- * Signs and verifies `requestState` values. Every instance that may receive a
- * retry must share the secret; without one a random per-process secret is
- * used, which is right for a single process.
+ * A `requestState` signing secret: text (UTF-8) or raw bytes.
  *
  * @example
  * ```ts
+ * import type { RequestStateSecret } from "@anubis/core";
+ * const secret: RequestStateSecret = crypto.getRandomValues(new Uint8Array(32));
+ * ```
+ */
+export type RequestStateSecret = string | Uint8Array;
+
+/**
+ * The secrets a codec uses: `secret` signs new states, and `secret` or any of
+ * `previousSecrets` opens one, so a state sealed just before a rotation still
+ * opens after it.
+ *
+ * @example
+ * ```ts
+ * import type { RequestStateKeys } from "@anubis/core";
+ * const keys: RequestStateKeys = {
+ *   secret: "the new secret, at least 32 characters long",
+ *   previousSecrets: ["the old secret, still accepted for a while"],
+ * };
+ * ```
+ */
+export interface RequestStateKeys {
+  /** Signs new states (and opens them). */
+  secret: RequestStateSecret;
+  /** Open states only: the secrets retired by a rotation still in its window. */
+  previousSecrets?: readonly RequestStateSecret[];
+}
+
+/**
+ * Options of a {@link RequestStateCodec}.
+ *
+ * @example
+ * ```ts
+ * import type { RequestStateOptions } from "@anubis/core";
+ * const options: RequestStateOptions = { secret: "a shared secret of at least 32 characters!!" };
+ * ```
+ */
+export interface RequestStateOptions {
+  /** The signing secret (random per process when omitted). */
+  secret?: RequestStateSecret;
+  /** Secrets that still open states (a rotation's previous secret). */
+  previousSecrets?: readonly RequestStateSecret[];
+  /** How long a state stays valid, in ms (default 10 minutes). */
+  ttlMs?: number;
+}
+
+/** The fewest ms between two reloads a state no known key opens may cause. */
+const RELOAD_INTERVAL_MS = 1_000;
+
+function importKey(secret: RequestStateSecret): Promise<CryptoKey> {
+  const raw = typeof secret === "string" ? encoder.encode(secret) : secret;
+  return crypto.subtle.importKey(
+    "raw",
+    raw as Uint8Array<ArrayBuffer>,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"],
+  );
+}
+
+/**
+ * Signs and verifies `requestState` values. Every instance that may receive a
+ * retry must share the secret; without one a random per-process secret is
+ * used, which is right for a single process. Instances sharing a KV database
+ * share one with no configuration (`SharedRequestStateKeys` of
+ * `@anubis/core/kv`, which `anubis serve --http` uses), or are given one
+ * ({@link RequestStateCodec.useKeys}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { RequestStateCodec } from "@anubis/core";
  * const codec = new RequestStateCodec({ secret: "a shared secret of at least 32 characters!!" });
  * const argumentsDigest = await RequestStateCodec.argumentsDigest({ name: "Ada" });
@@ -74,31 +142,100 @@ function fromBase64Url(text: string): Uint8Array {
  *   answers: {},
  *   round: 1,
  * });
- * console.log((await codec.open(state, "tools/call", "greet", argumentsDigest)).round); // 1
+ * assert.equal((await codec.open(state, "tools/call", "greet", argumentsDigest)).round, 1);
  * ```
  */
 export class RequestStateCodec {
-  #key: Promise<CryptoKey>;
+  #keys: Promise<CryptoKey[]>;
   #ttlMs: number;
+  #given: boolean;
+  #reload?: () => Promise<RequestStateKeys>;
+  #reloadedAt = 0;
 
   /**
    * Creates a codec.
    *
-   * @param options `secret` (text or bytes; random when omitted) and `ttlMs`
-   * (how long a state stays valid, default 10 minutes).
+   * @param options `secret` (random when omitted), `previousSecrets` and
+   * `ttlMs` (how long a state stays valid, default 10 minutes).
    */
-  constructor(options: { secret?: string | Uint8Array; ttlMs?: number } = {}) {
-    const raw = typeof options.secret === "string"
-      ? encoder.encode(options.secret)
-      : options.secret ?? crypto.getRandomValues(new Uint8Array(32));
-    this.#key = crypto.subtle.importKey(
-      "raw",
-      raw as Uint8Array<ArrayBuffer>,
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign", "verify"],
-    );
+  constructor(options: RequestStateOptions = {}) {
+    this.#given = options.secret !== undefined;
+    this.#keys = RequestStateCodec.#import({
+      secret: options.secret ?? crypto.getRandomValues(new Uint8Array(32)),
+      previousSecrets: options.previousSecrets,
+    });
     this.#ttlMs = options.ttlMs ?? 600_000;
+  }
+
+  static #import(keys: RequestStateKeys): Promise<CryptoKey[]> {
+    return Promise.all([keys.secret, ...keys.previousSecrets ?? []].map(importKey));
+  }
+
+  /**
+   * Whether a secret was set (in the definition's `requestState.secret` or by
+   * {@link useKeys}), rather than the random one of this process.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { RequestStateCodec } from "@anubis/core";
+   * assert.equal(new RequestStateCodec().hasSecret, false);
+   * assert.equal(new RequestStateCodec({ secret: "x".repeat(32) }).hasSecret, true);
+   * ```
+   */
+  get hasSecret(): boolean {
+    return this.#given;
+  }
+
+  /**
+   * The state lifetime in ms: how long after a rotation a previous secret
+   * must still open states.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { RequestStateCodec } from "@anubis/core";
+   * assert.equal(new RequestStateCodec().ttlMs, 600_000);
+   * ```
+   */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /**
+   * Switches to other secrets (from a flag, or shared through a database);
+   * states sealed before with a secret not among them no longer open.
+   *
+   * @param keys The signing secret and the previous ones still accepted.
+   * @param reload Fetches the keys again when a state opens with none of
+   *   them (another instance rotated first); called at most once a second.
+   * @returns Resolves once the keys are in use.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { McpError, RequestStateCodec } from "@anubis/core";
+   * const payload = { method: "tools/call", target: "t", answers: {}, round: 1 };
+   * const a = new RequestStateCodec();
+   * const b = new RequestStateCodec();
+   * await a.useKeys({ secret: "old secret, thirty-two characters!" });
+   * const early = await a.seal(payload);
+   * // A rotation: the new secret signs, the old one still opens.
+   * const rotated = { secret: "new secret, thirty-two characters!", previousSecrets: ["old secret, thirty-two characters!"] };
+   * await a.useKeys(rotated);
+   * await b.useKeys(rotated);
+   * assert.equal((await b.open(early, "tools/call", "t")).round, 1);
+   * assert.equal((await b.open(await a.seal(payload), "tools/call", "t")).round, 1);
+   * await b.useKeys({ secret: "new secret, thirty-two characters!" });
+   * await assert.rejects(b.open(early, "tools/call", "t"), McpError);
+   * ```
+   */
+  async useKeys(keys: RequestStateKeys, reload?: () => Promise<RequestStateKeys>): Promise<void> {
+    const imported = RequestStateCodec.#import(keys);
+    await imported;
+    this.#keys = imported;
+    this.#given = true;
+    this.#reload = reload;
   }
 
   /**
@@ -149,7 +286,8 @@ export class RequestStateCodec {
     const body = encoder.encode(
       JSON.stringify({ ...payload, expiresAt: Date.now() + this.#ttlMs }),
     );
-    const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#key, body));
+    const [key] = await this.#keys;
+    const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, body));
     return `${toBase64Url(body)}.${toBase64Url(signature)}`;
   }
 
@@ -194,13 +332,7 @@ export class RequestStateCodec {
     } catch {
       throw integrityError();
     }
-    const valid = await crypto.subtle.verify(
-      "HMAC",
-      await this.#key,
-      signature as Uint8Array<ArrayBuffer>,
-      body as Uint8Array<ArrayBuffer>,
-    );
-    if (!valid) throw integrityError();
+    if (!await this.#verify(signature, body)) throw integrityError();
     const payload = JSON.parse(decoder.decode(body)) as RequestStatePayload & { expiresAt: number };
     if (
       payload.method !== method || payload.target !== target ||
@@ -219,6 +351,40 @@ export class RequestStateCodec {
       round: payload.round ?? 0,
     };
   }
+
+  /** Whether a known key signed `body`; with none, the keys are reloaded (rate-limited). */
+  async #verify(signature: Uint8Array, body: Uint8Array): Promise<boolean> {
+    if (await verifyWithAny(await this.#keys, signature, body)) return true;
+    const reload = this.#reload;
+    if (!reload || Date.now() - this.#reloadedAt < RELOAD_INTERVAL_MS) return false;
+    this.#reloadedAt = Date.now();
+    try {
+      const keys = RequestStateCodec.#import(await reload());
+      await keys;
+      this.#keys = keys;
+    } catch (error) {
+      console.error("anubis: reloading the requestState keys failed:", error);
+      return false;
+    }
+    return await verifyWithAny(await this.#keys, signature, body);
+  }
+}
+
+async function verifyWithAny(
+  keys: CryptoKey[],
+  signature: Uint8Array,
+  body: Uint8Array,
+): Promise<boolean> {
+  for (const key of keys) {
+    const valid = await crypto.subtle.verify(
+      "HMAC",
+      key,
+      signature as Uint8Array<ArrayBuffer>,
+      body as Uint8Array<ArrayBuffer>,
+    );
+    if (valid) return true;
+  }
+  return false;
 }
 
 function integrityError(): McpError {

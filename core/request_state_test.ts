@@ -57,3 +57,34 @@ Deno.test("a state opens only with the digest of the arguments it was sealed for
     await RequestStateCodec.argumentsDigest({ a: [2, 1] }),
   );
 });
+
+Deno.test("a rotation keeps states sealed with the previous secret open, until it is dropped", async () => {
+  const [oldSecret, newSecret] = ["o".repeat(32), "n".repeat(32)];
+  const before = new RequestStateCodec({ secret: oldSecret });
+  const sealedBefore = await before.seal(payload);
+  const after = new RequestStateCodec({ secret: newSecret, previousSecrets: [oldSecret] });
+  assert.deepEqual(await after.open(sealedBefore, "tools/call", "greet"), payload);
+  // The new secret signs: a codec that only knows the old one refuses.
+  await assert.rejects(before.open(await after.seal(payload), "tools/call", "greet"), McpError);
+  await after.useKeys({ secret: newSecret });
+  await assert.rejects(after.open(sealedBefore, "tools/call", "greet"), McpError);
+});
+
+Deno.test("a state no known key opens reloads the keys, at most once a second", async () => {
+  const signer = new RequestStateCodec({ secret: "r".repeat(32) });
+  const state = await signer.seal(payload);
+  const codec = new RequestStateCodec();
+  assert.equal(codec.hasSecret, false);
+  let reloads = 0;
+  await codec.useKeys({ secret: "s".repeat(32) }, () => {
+    reloads++;
+    return Promise.resolve({ secret: "r".repeat(32) });
+  });
+  assert.equal(codec.hasSecret, true);
+  assert.deepEqual(await codec.open(state, "tools/call", "greet"), payload);
+  assert.equal(reloads, 1);
+  const forged = await new RequestStateCodec().seal(payload);
+  await assert.rejects(codec.open(forged, "tools/call", "greet"), McpError);
+  await assert.rejects(codec.open(forged, "tools/call", "greet"), McpError);
+  assert.equal(reloads, 1, "a forged state cannot make every request reload");
+});

@@ -8,9 +8,14 @@
  */
 
 import { ErrorCode, McpError } from "./errors.ts";
-import type { JsonRpcMessage, JsonRpcNotification, RequestId } from "./json_rpc.ts";
+import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import { MetaKey } from "./meta.ts";
-import type { ChangeEvent, Notifier } from "./notifier.ts";
+import {
+  type ChangeEvent,
+  changeNotification,
+  type Notifier,
+  sessionWantsChange,
+} from "./notifier.ts";
 import type { Session } from "./session.ts";
 import type { ServerCapabilities } from "./types.ts";
 
@@ -39,23 +44,6 @@ interface Listener {
   filter: SubscriptionFilter;
   uris: Set<string>;
   emit(message: JsonRpcMessage): Promise<void>;
-}
-
-function toNotification(event: ChangeEvent): JsonRpcNotification {
-  switch (event.type) {
-    case "tools_list_changed":
-      return { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
-    case "prompts_list_changed":
-      return { jsonrpc: "2.0", method: "notifications/prompts/list_changed" };
-    case "resources_list_changed":
-      return { jsonrpc: "2.0", method: "notifications/resources/list_changed" };
-    case "resource_updated":
-      return {
-        jsonrpc: "2.0",
-        method: "notifications/resources/updated",
-        params: { uri: event.uri },
-      };
-  }
 }
 
 /** Fans change events out to sessions and listen streams; one per engine. */
@@ -146,7 +134,7 @@ export class SubscriptionHub {
    */
   #deliver(event: ChangeEvent, skip?: ReadonlySet<string>): string[] {
     const served: string[] = [];
-    const message = toNotification(event);
+    const message = changeNotification(event);
     for (const listener of this.#listeners) {
       if (!matches(listener, event)) continue;
       const params = { ...message.params, _meta: { [MetaKey.subscriptionId]: listener.id } };
@@ -157,13 +145,7 @@ export class SubscriptionHub {
       if (!session.dialect || !session.initialized || session.closed || !session.onMessage) {
         continue;
       }
-      const wanted = event.type === "resource_updated"
-        ? session.isSubscribed(event.uri)
-        : event.type === "tools_list_changed"
-        ? caps.tools?.listChanged
-        : event.type === "prompts_list_changed"
-        ? caps.prompts?.listChanged
-        : caps.resources?.listChanged;
+      const wanted = sessionWantsChange(event, caps, (uri) => session.isSubscribed(uri));
       if (!wanted || (session.id !== undefined && skip?.has(session.id))) continue;
       if (session.id !== undefined) served.push(session.id);
       Promise.resolve(session.onMessage(message, session)).catch(() => {});

@@ -21,3 +21,4 @@
 export * from "./kv_event_store.ts";
 export * from "./kv_notification_bus.ts";
 export * from "./open_kv_event_store.ts";
+export * from "./stored_streams_bus.ts";

@@ -13,6 +13,7 @@ import {
   type KvLike,
   MAX_PARTS_PER_COMMIT,
   readChunked,
+  readHead,
   retryLocked,
 } from "@anubis/core/kv";
 
@@ -200,6 +201,54 @@ export class KvSessionStore implements SessionStore {
       }
       await op.commit();
     }, this.#retryMs);
+  }
+
+  /**
+   * Every live record (not expired), in key order: what a change raised on
+   * one instance must reach, wherever each session's stream lives. A record
+   * deleted or rewritten while the list runs is skipped or read as it is.
+   *
+   * @returns The records.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { KvSessionStore } from "@anubis/session-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvSessionStore(kv);
+   * const record = {
+   *   v: 1 as const, id: "s1", protocolVersion: "2025-11-25", clientInfo: { name: "c", version: "1" },
+   *   clientCapabilities: {}, initialized: true, subscriptions: [], assigns: {}, updatedAt: 0,
+   * };
+   * await store.save(record, 60_000);
+   * const ids = [];
+   * for await (const r of store.records()) ids.push(r.id);
+   * assert.deepEqual(ids, ["s1"]);
+   * kv.close();
+   * ```
+   */
+  async *records(): AsyncIterable<SessionRecord> {
+    const prefix = [...this.#prefix];
+    const heads = this.#kv.list<Uint8Array>({ prefix }, { batchSize: 500 });
+    for await (const head of heads) {
+      if (head.key.length !== prefix.length + 1) continue; // a part of a big record
+      const id = head.key[prefix.length];
+      if (typeof id !== "string") continue;
+      let header: RecordHeader & { parts: number };
+      let first: Uint8Array;
+      try {
+        ({ header, first } = readHead<RecordHeader>(head.value));
+      } catch {
+        continue;
+      }
+      if (header.expiresAt <= this.#now()) continue;
+      if (header.parts === 1) {
+        yield JSON.parse(decoder.decode(first)) as SessionRecord;
+        continue;
+      }
+      const record = await this.load(id);
+      if (record) yield record;
+    }
   }
 
   /**

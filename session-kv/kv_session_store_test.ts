@@ -167,3 +167,17 @@ Deno.test("invalid ttl is rejected", async () => {
     await assert.rejects(store.touch("s", Infinity), RangeError);
   });
 });
+
+Deno.test("records() lists the live records, big ones whole, expired ones not", async () => {
+  await withStore(async (store, _kv, clock) => {
+    const big = record("big", { blob: "x".repeat(200_000) });
+    await store.save(record("a"), 1_000);
+    await store.save(big, 10_000);
+    await store.save(record("c"), 10_000);
+    clock.now += 2_000;
+    const listed: SessionRecord[] = [];
+    for await (const r of store.records()) listed.push(r);
+    assert.deepEqual(listed.map((r) => r.id), ["big", "c"]);
+    assert.deepEqual(listed[0], big);
+  });
+});

@@ -35,5 +35,28 @@ export const DEFAULT_KV_PATH = ".data/anubis.kv";
  * ```
  */
 export function isKvFilePath(path: string): boolean {
-  return path !== ":memory:" && !/^https?:\/\//.test(path);
+  return path !== ":memory:" && !isKvConnectUrl(path);
+}
+
+/**
+ * Whether a path given to `Deno.openKv` is a KV Connect URL (`http://` or
+ * `https://`): a networked database (self-hosted denokv, Deno Deploy KV) that
+ * instances on several hosts share, reached with the access token in
+ * `DENO_KV_ACCESS_TOKEN`, with no file, no folder, no SQLite lock, and a
+ * `watch()` that sees every instance's writes.
+ *
+ * @param path What would be passed to `Deno.openKv`.
+ * @returns `true` for a KV Connect URL.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isKvConnectUrl } from "@anubis/core/kv";
+ * assert.equal(isKvConnectUrl("https://api.deno.com/databases/0e1c7e5a/connect"), true);
+ * assert.equal(isKvConnectUrl("http://10.0.0.5:4512"), true);
+ * assert.equal(isKvConnectUrl(".data/anubis.kv"), false);
+ * ```
+ */
+export function isKvConnectUrl(path: string): boolean {
+  return /^https?:\/\//.test(path);
 }

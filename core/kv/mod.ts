@@ -12,6 +12,8 @@
  * - {@link retryLocked}: retrying work that met "database is locked" (another
  *   process committing to the same file), with jittered {@link backoff}.
  * - {@link DEFAULT_KV_PATH}: the file the stores share when no path is given.
+ * - {@link SharedRequestStateKeys}: one `requestState` key for every instance
+ *   on the database, created atomically, rotated with a window.
  *
  * @example
  * ```ts
@@ -33,3 +35,4 @@ export * from "./kv_retry.ts";
 export * from "./chunks.ts";
 export * from "./chunked_value.ts";
 export * from "./kv_path.ts";
+export * from "./request_state_keys.ts";

@@ -16,9 +16,13 @@ export interface HttpServerProcess {
 
 /**
  * A server process serving the everything example over HTTP on a free port,
- * with `flags` added to its command line (stores, for instance).
+ * with `flags` added to its command line (stores, for instance) and `env`
+ * added to its environment.
  */
-export async function startHttpServer(flags: string[] = []): Promise<HttpServerProcess> {
+export async function startHttpServer(
+  flags: string[] = [],
+  env: Record<string, string> = {},
+): Promise<HttpServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -32,6 +36,7 @@ export async function startHttpServer(flags: string[] = []): Promise<HttpServerP
       ...flags,
     ],
     cwd: ROOT,
+    env,
     stdin: "null",
     stdout: "null",
     stderr: "piped",

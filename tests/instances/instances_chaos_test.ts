@@ -1,0 +1,356 @@
+/**
+ * Chaos across instances: three `cli serve --http` processes on one KV file
+ * behind a round-robin proxy written here (no stickiness), under a steady
+ * load of legacy sessions (calls, tool-list changes, GET streams resumed with
+ * `Last-Event-ID`) and stateless multi round-trip calls, while one random
+ * instance is SIGKILLed and restarted every few seconds. Bounded in time and
+ * count; it stops by itself.
+ *
+ * At the end: every request was answered or failed with a retryable error
+ * (the proxy's 502, a connection cut by the kill) and then answered on a
+ * retry; no round failed its integrity check; no session was lost (no 404);
+ * every watcher read each change at most once, in order, and at least every
+ * change whose raising instance outlived its answer by the fan-out window.
+ */
+
+import assert from "node:assert/strict";
+import { initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
+import { headers2026 } from "../helpers/http_helpers.ts";
+import { type Instance, startInstance } from "../helpers/instances_process.ts";
+
+const VERSION = "2025-11-25";
+const INSTANCES = 3;
+/** How long the load runs (`CHAOS_MS` to change it by hand). */
+const LOAD_MS = Number(Deno.env.get("CHAOS_MS") ?? 18_000);
+const KILL_EVERY_MS = 3_000;
+const WATCHERS = 3;
+const SESSION_WORKERS = 2;
+const STATELESS_WORKERS = 3;
+/**
+ * A change answered at least this long before its instance died must have
+ * reached every watcher; one answered closer to the kill may be lost for the
+ * sessions the raiser did not hold (its fan-out runs after the answer).
+ */
+const FANOUT_WINDOW_MS = 2_000;
+/** Attempts per request before the test gives up on it. */
+const ATTEMPTS = 40;
+
+/** What happened, for the assertions and the closing note's figures. */
+const tally = {
+  answered: 0,
+  retried: 0,
+  gaveUp: 0,
+  lostSessions: 0,
+  integrityFailures: 0,
+  kills: 0,
+  rounds: 0,
+  statelessDone: 0,
+  sessionsCreated: 0,
+  resumes: 0,
+  streamsOpened: 0,
+  streamsEnded: 0,
+  streamsCut: 0,
+};
+
+/** A retryable failure: the proxy's 502/503, or the connection cut under the response. */
+class Retryable extends Error {}
+
+/** Round-robin over the live backends, as a load balancer with health checks would. */
+class Proxy {
+  readonly backends: (Instance & { slot: number })[] = [];
+  #next = 0;
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  /** Which slot answered each request, by the time it answered (for the fan-out window). */
+  readonly answeredBy = new Map<string, { slot: number; at: number }>();
+
+  constructor() {
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      (request) => this.#forward(request),
+    );
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.#server.addr.port}/mcp`;
+  }
+
+  async #forward(request: Request): Promise<Response> {
+    const backend = this.backends[this.#next++ % Math.max(1, this.backends.length)];
+    if (!backend) return new Response("no backend", { status: 503 });
+    try {
+      const response = await fetch(backend.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: request.signal,
+      });
+      const headers = new Headers(response.headers);
+      headers.set("x-slot", String(backend.slot));
+      return new Response(response.body, { status: response.status, headers });
+    } catch {
+      return new Response("backend unreachable", { status: 502 });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#server.shutdown();
+  }
+}
+
+/** 0…n-1 in a random order. */
+function shuffled(n: number): number[] {
+  const out = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/** When each slot's process died (for the fan-out window). */
+const deaths: { slot: number; at: number }[] = [];
+
+/** Sends `body` through the proxy, retrying retryable failures; the parsed JSON answer. */
+async function send(
+  proxy: Proxy,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<
+  { json: Record<string, unknown>; status: number; slot: number; at: number; attempts: number }
+> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    try {
+      const response = await post(proxy.url, body, headers);
+      if (response.status === 502 || response.status === 503) {
+        await response.body?.cancel();
+        throw new Retryable();
+      }
+      const text = await response.text().catch(() => {
+        throw new Retryable();
+      });
+      const json = text ? JSON.parse(text) : {};
+      tally.answered++;
+      const slot = Number(response.headers.get("x-slot"));
+      return { json, status: response.status, slot, at: Date.now(), attempts: attempt + 1 };
+    } catch (error) {
+      if (!(error instanceof Retryable) && !(error instanceof TypeError)) throw error;
+      tally.retried++;
+      await new Promise((resolve) => setTimeout(resolve, 20 + attempt * 10));
+    }
+  }
+  tally.gaveUp++;
+  throw new Error("a request kept failing");
+}
+
+function legacyHeaders(sessionId: string): Record<string, string> {
+  return { "mcp-session-id": sessionId, "mcp-protocol-version": VERSION };
+}
+
+/** A watcher: one session whose GET stream is resumed wherever the proxy sends it. */
+async function watch(proxy: Proxy, sessionId: string, seen: number[], stop: AbortSignal) {
+  let last: string | undefined;
+  while (!stop.aborted) {
+    const headers: Record<string, string> = {
+      accept: "text/event-stream",
+      ...legacyHeaders(sessionId),
+    };
+    if (last !== undefined) headers["last-event-id"] = last;
+    try {
+      const response = await fetch(proxy.url, { headers, signal: stop });
+      if (response.status === 404) tally.lostSessions++;
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      tally.streamsOpened++;
+      if (last !== undefined) tally.resumes++;
+      const reader = new SseReader(response);
+      for (let event = await reader.next(); event; event = await reader.next()) {
+        if (event.id !== undefined) last = event.id;
+        if (!event.data) continue;
+        assert.equal(JSON.parse(event.data).method, "notifications/tools/list_changed");
+        seen.push(Number(event.id));
+      }
+      tally.streamsEnded++;
+    } catch (error) {
+      if (error instanceof assert.AssertionError) throw error;
+      if (!stop.aborted) tally.streamsCut++;
+      // Killed under the stream, or stopped: resume (the loop checks `stop`).
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Changes raised: when and by which slot each answer came (undefined: never answered). */
+const raised: ({ slot: number; at: number } | undefined)[] = [];
+
+/** Trigger calls sent, retries included (each may have raised a change). */
+let triggerAttempts = 0;
+
+/** A session worker: make a session, call and raise changes through every instance, delete it. */
+async function sessionWork(proxy: Proxy, stop: AbortSignal) {
+  let id = 0;
+  while (!stop.aborted) {
+    const sessionId = await retryInitialize(proxy);
+    tally.sessionsCreated++;
+    for (let i = 0; i < 6 && !stop.aborted; i++) {
+      const trigger = i % 2 === 1;
+      const index = trigger ? raised.push(undefined) - 1 : -1;
+      const answer = await send(proxy, {
+        jsonrpc: "2.0",
+        id: ++id,
+        method: "tools/call",
+        params: { name: trigger ? "test_trigger_tool_change" : "test_simple_text", arguments: {} },
+      }, legacyHeaders(sessionId));
+      if (answer.status === 404) tally.lostSessions++;
+      assert.ok(answer.json.result, JSON.stringify(answer.json));
+      if (trigger) raised[index] = { slot: answer.slot, at: answer.at };
+      if (trigger) triggerAttempts += answer.attempts;
+    }
+    await fetch(proxy.url, { method: "DELETE", headers: legacyHeaders(sessionId) })
+      .then((r) => r.body?.cancel()).catch(() => {});
+  }
+}
+
+async function retryInitialize(proxy: Proxy): Promise<string> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    try {
+      return await initialize(proxy.url, VERSION);
+    } catch {
+      tally.retried++;
+      await new Promise((resolve) => setTimeout(resolve, 20 + attempt * 10));
+    }
+  }
+  tally.gaveUp++;
+  throw new Error("initialize kept failing");
+}
+
+/** A stateless worker: three-round calls, each round wherever the proxy sends it. */
+async function statelessWork(proxy: Proxy, stop: AbortSignal) {
+  const tool = "test_input_required_result_multi_round";
+  const capabilities = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+  const answers = [
+    undefined,
+    { name: { action: "accept", content: { name: "Ada" } } },
+    { color: { action: "accept", content: { color: "teal" } } },
+  ];
+  let id = 0;
+  while (!stop.aborted) {
+    let state: string | undefined;
+    for (const [n, inputResponses] of answers.entries()) {
+      const params: Record<string, unknown> = { name: tool, arguments: {} };
+      if (inputResponses) Object.assign(params, { inputResponses, requestState: state });
+      const body = request2026(++id, "tools/call", params, capabilities);
+      const { json } = await send(proxy, body, headers2026("tools/call", tool));
+      tally.rounds++;
+      const error = json.error as { code: number; message: string } | undefined;
+      if (error) {
+        if (/integrity/.test(error.message)) tally.integrityFailures++;
+        assert.fail(`round ${n + 1}: ${JSON.stringify(error)}`);
+      }
+      const result = json.result as { requestState?: string; content?: { text: string }[] };
+      if (n < 2) state = result.requestState;
+      else assert.equal(result.content![0].text, "Ada likes teal");
+    }
+    tally.statelessDone++;
+  }
+}
+
+Deno.test({
+  name: "instances: chaos: 3 instances, round-robin, random SIGKILL + restart under load",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "anubis-chaos-" });
+    const kvPath = `${dir}/a.kv`;
+    const proxy = new Proxy();
+    const stopLoad = new AbortController();
+    const stopWatching = new AbortController();
+    const everyInstance: Instance[] = [];
+    const start = async (slot: number) => {
+      const instance = Object.assign(await startInstance(kvPath), { slot });
+      everyInstance.push(instance);
+      proxy.backends.push(instance);
+    };
+    try {
+      for (let slot = 0; slot < INSTANCES; slot++) await start(slot);
+      const seen: number[][] = [];
+      const watching: Promise<void>[] = [];
+      const watchedFrom: number[] = [];
+      for (let w = 0; w < WATCHERS; w++) {
+        const sessionId = await retryInitialize(proxy);
+        seen.push([]);
+        watching.push(watch(proxy, sessionId, seen[w], stopWatching.signal));
+      }
+      // Let every watcher's first stream open before changes are raised.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (let w = 0; w < WATCHERS; w++) watchedFrom.push(triggerAttempts);
+
+      const workers = [
+        ...Array.from({ length: SESSION_WORKERS }, () => sessionWork(proxy, stopLoad.signal)),
+        ...Array.from({ length: STATELESS_WORKERS }, () => statelessWork(proxy, stopLoad.signal)),
+      ];
+      const chaos = (async () => {
+        const until = Date.now() + LOAD_MS;
+        const order: number[] = [];
+        while (Date.now() + KILL_EVERY_MS < until) {
+          await new Promise((resolve) => setTimeout(resolve, KILL_EVERY_MS));
+          // A random order of the slots, each once per round, so the instance
+          // holding the watchers' streams is among the killed.
+          if (order.length === 0) order.push(...shuffled(INSTANCES));
+          const slot = order.shift()!;
+          const victim = proxy.backends.find((b) => b.slot === slot)!;
+          proxy.backends.splice(proxy.backends.indexOf(victim), 1);
+          await victim.stop("SIGKILL");
+          deaths.push({ slot: victim.slot, at: Date.now() });
+          tally.kills++;
+          await start(victim.slot);
+        }
+      })();
+      await chaos;
+      stopLoad.abort();
+      await Promise.all(workers);
+
+      // Every change that must have been recorded is read once; none twice, none out of order.
+      const required = raised.filter((r) =>
+        r !== undefined &&
+        !deaths.some((d) => d.slot === r.slot && d.at >= r.at && d.at - r.at < FANOUT_WINDOW_MS)
+      ).length;
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline && seen.some((s) => s.length < required)) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500)); // a late duplicate would show now
+      stopWatching.abort();
+      await Promise.all(watching);
+
+      const figures = {
+        ...tally,
+        raised: raised.length,
+        raisedAnswered: raised.filter(Boolean).length,
+        triggerAttempts,
+        required,
+        received: seen.map((s) => s.length),
+      };
+      console.error(`chaos figures: ${JSON.stringify(figures)}`);
+      assert.ok(tally.kills >= 3, "the chaos ran");
+      assert.ok(tally.resumes >= WATCHERS, "every watcher's stream was cut and resumed");
+      assert.equal(tally.gaveUp, 0);
+      assert.equal(tally.lostSessions, 0, "no session lost");
+      assert.equal(tally.integrityFailures, 0);
+      assert.ok(tally.statelessDone > 0 && tally.sessionsCreated > WATCHERS);
+      for (const [w, ids] of seen.entries()) {
+        assert.ok(ids.every((id, i) => i === 0 || id > ids[i - 1]), `watcher ${w}: ${ids}`);
+        assert.ok(ids.length >= required, `watcher ${w} read ${ids.length} of ${required}`);
+        assert.ok(ids.length <= triggerAttempts - watchedFrom[w], `watcher ${w}: more than raised`);
+      }
+    } finally {
+      stopLoad.abort();
+      stopWatching.abort();
+      for (const instance of everyInstance) await instance.stop("SIGKILL");
+      await proxy.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
