@@ -80,6 +80,11 @@ export interface SessionEntry {
   saved?: string;
   /** When the store's TTL was last extended. */
   touchedAt: number;
+  /**
+   * The principal that opened it, when the endpoint binds sessions to
+   * principals (auth on); another principal finds no session.
+   */
+  owner?: string;
 }
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
