@@ -26,7 +26,7 @@ import { createDefaultRegistry } from "@anubis/dialects";
 import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
-import { type AuthInfo, type AuthOptions, ResourceServer } from "./auth.ts";
+import { type AuthOptions, principalOf, ResourceServer } from "./auth.ts";
 import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
@@ -260,7 +260,15 @@ export function createHttpHandler(
   };
   const posts = eventStore &&
     new PostStreams(eventStore, { retryMs: options.retryMs ?? 3_000, keepAliveMs });
-  const legacy = new LegacyEndpoint(engine, sessions, streams, limits, posts);
+  // With auth, a legacy session belongs to the principal that opened it.
+  const legacy = new LegacyEndpoint(
+    engine,
+    sessions,
+    streams,
+    limits,
+    posts,
+    options.auth && principalOf,
+  );
   const stateless = new StatelessEndpoint(engine, streams, limits);
   const cors = options.cors && new Cors(options.cors);
   const guard = new OriginGuard(
@@ -278,9 +286,8 @@ export function createHttpHandler(
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
     if (buckets !== undefined) {
-      const info = context?.authInfo as AuthInfo | undefined;
       const address = (context as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-      const wait = buckets.take(info?.subject ?? info?.clientId ?? address?.hostname ?? "");
+      const wait = buckets.take(principalOf(context?.authInfo) ?? address?.hostname ?? "");
       if (wait > 0) {
         return await refuse(
           request,
@@ -359,43 +366,18 @@ export function createHttpHandler(
 
   // Not async, so routing costs no suspended frame of its own: the handler
   // below awaits (and catches) whatever it returns.
-  // Legacy sessions belong to the principal that opened them (bounded; in
-  // this instance's memory).
-  const owners = new Map<string, string>();
-  const maxOwners = options.maxSessions ?? 10_000;
   const authenticated = async (request: Request, context?: RequestContext) => {
     const outcome = await auth!.authenticate(request);
     if ("response" in outcome) return await refuse(request, outcome.response);
-    const principal = outcome.info.subject ?? outcome.info.clientId ?? "";
-    const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId !== null) {
-      const owner = owners.get(sessionId);
-      if (owner !== undefined && owner !== principal) {
-        // Another caller's session: answered as if it did not exist.
-        return await refuse(
-          request,
-          errorResponseOf(404, null, ErrorCode.INVALID_REQUEST, "Not Found: no such session"),
-        );
-      }
-    }
     // Not a spread: Deno's handler info (the context without a middleware)
     // has getters that build objects on every read.
     const authed: RequestContext = { authInfo: outcome.info };
     if (context?.assigns) authed.assigns = context.assigns;
     // The per-client caps count an authenticated caller by its principal.
-    const client = principal !== "" ? `principal:${principal}` : clientOf(context);
+    const principal = principalOf(outcome.info);
+    const client = principal !== undefined ? `principal:${principal}` : clientOf(context);
     if (client !== undefined) authed.client = client;
-    const response = await route(request, authed);
-    if (sessionId === null) {
-      const opened = response.headers.get("mcp-session-id");
-      if (opened !== null) {
-        if (owners.size >= maxOwners) owners.delete(owners.keys().next().value!);
-        owners.set(opened, principal);
-      }
-    } else if (request.method === "DELETE" && response.ok) {
-      owners.delete(sessionId);
-    }
-    return response;
+    return await route(request, authed);
   };
 
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {

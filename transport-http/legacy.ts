@@ -122,6 +122,7 @@ export class LegacyEndpoint {
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
   readonly #posts: PostStreams | undefined;
+  readonly #principalOf: ((authInfo: unknown) => string | undefined) | undefined;
   /** The last `Accept` value seen and its verdict: clients repeat theirs on every request. */
   #lastAccept: string | null | undefined;
   #lastAcceptsBoth = false;
@@ -134,6 +135,9 @@ export class LegacyEndpoint {
    * @param streams The open-stream bound (standalone streams count).
    * @param limits Keep-alive and resumability.
    * @param posts Records POST streams for resumption (with an event store).
+   * @param principalOf Binds each session to the principal that opened it,
+   *   read from the request's `authInfo`: another principal's requests find
+   *   no session. Unset, sessions are not bound.
    */
   constructor(
     engine: Engine,
@@ -141,12 +145,14 @@ export class LegacyEndpoint {
     streams: StreamCounter,
     limits: HttpLimits,
     posts?: PostStreams,
+    principalOf?: (authInfo: unknown) => string | undefined,
   ) {
     this.#engine = engine;
     this.#sessions = sessions;
     this.#streams = streams;
     this.#limits = limits;
     this.#posts = posts;
+    this.#principalOf = principalOf;
   }
 
   /**
@@ -523,6 +529,7 @@ export class LegacyEndpoint {
     }
     const entry = this.#sessions.create(client);
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
+    if (this.#principalOf) entry.owner = this.#principalOf(context?.authInfo) ?? "";
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
@@ -581,7 +588,14 @@ export class LegacyEndpoint {
         "Internal error: the session could not be loaded or restored",
       );
     }
-    if (!entry) return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
+    if (
+      !entry ||
+      (entry !== "full" && entry.owner !== undefined &&
+        entry.owner !== (this.#principalOf?.(exchange.authInfo) ?? ""))
+    ) {
+      // Unknown, or another principal's: the same answer either way.
+      return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
+    }
     if (entry === "full") return tooManySessions(id, this.#sessions.retryAfterSeconds);
     const header = request.headers.get("mcp-protocol-version")?.trim();
     const version = entry.session.dialect!.version;

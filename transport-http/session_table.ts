@@ -87,6 +87,11 @@ export interface SessionEntry {
   touchedAt: number;
   /** Who opened it, for the per-client bound. */
   client?: string;
+  /**
+   * The principal that opened it, when the endpoint binds sessions to
+   * principals (auth on); another principal finds no session.
+   */
+  owner?: string;
 }
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
