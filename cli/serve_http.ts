@@ -472,6 +472,7 @@ export async function serveHttp(
       sessionBus: joined.sessionBus,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
+      ...options.limits,
       cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
       auth: authOf(options),
       signal,
