@@ -69,7 +69,16 @@ export class Cors {
     this.#maxAge = String(options.maxAgeSeconds ?? 600);
   }
 
-  /** The normalized allowed origins. */
+  /**
+   * The normalized allowed origins.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * if (cors.origins[0] !== "https://app.example.com") throw new Error("not normalized");
+   * ```
+   */
   get origins(): readonly string[] {
     return [...this.#origins];
   }
@@ -79,6 +88,14 @@ export class Cors {
    *
    * @param origin The header value.
    * @returns `true` when allowed.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * if (!cors.allows("https://APP.example.com")) throw new Error("expected allowed");
+   * if (cors.allows("https://evil.example")) throw new Error("expected refused");
+   * ```
    */
   allows(origin: string): boolean {
     return this.#origins.has(normalizeOrigin(origin));
@@ -90,6 +107,16 @@ export class Cors {
    *
    * @param request The `OPTIONS` request.
    * @returns The answer.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * const answer = cors.preflight(
+   *   new Request("http://localhost/mcp", { method: "OPTIONS", headers: { origin: "https://evil.example" } }),
+   * );
+   * if (answer.status !== 403) throw new Error("expected 403");
+   * ```
    */
   preflight(request: Request): Response {
     const origin = request.headers.get("origin");
@@ -118,6 +145,17 @@ export class Cors {
    * @param request The request.
    * @param response The handler's answer.
    * @returns The answer, with CORS headers where they belong.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * const request = new Request("http://localhost/mcp", { headers: { origin: "https://app.example.com" } });
+   * const answer = cors.decorate(request, new Response("ok"));
+   * if (answer.headers.get("access-control-allow-origin") !== "https://app.example.com") {
+   *   throw new Error("expected the origin echoed");
+   * }
+   * ```
    */
   decorate(request: Request, response: Response): Response {
     const origin = request.headers.get("origin");
