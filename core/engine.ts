@@ -13,7 +13,7 @@ import { admit, dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
-import { InputCollector } from "./frame.ts";
+import { type Frame, InputCollector } from "./frame.ts";
 import { initialize, NEVER, restoreSession } from "./handshake.ts";
 import { withInputs } from "./input_rounds.ts";
 import {
@@ -26,10 +26,11 @@ import {
 } from "./json_rpc.ts";
 import { emitter, legacyFrame } from "./legacy_frame.ts";
 import { MetaKey } from "./meta.ts";
+import { composeMiddleware, type MiddlewareChain } from "./middleware.ts";
 import { classifyEra, type Registry } from "./registry.ts";
 import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
-import type { McpServer, ServerDefinition } from "./server.ts";
+import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
 import { Session, type SessionOptions } from "./session.ts";
 import { servedVersions } from "./served_versions.ts";
 import { sessionRecord } from "./session_persistence.ts";
@@ -99,6 +100,8 @@ export class Engine {
   readonly #hub: SubscriptionHub;
   readonly #closing = new AbortController();
   readonly #versions: string[];
+  // The server's middleware, composed; `undefined` (skipped) when it has none.
+  readonly #middleware: MiddlewareChain | undefined;
   // The newest stateless version's `_meta` schema, resolved on first use (`null`: none):
   // the envelope schema of a request whose claimed version is not a stateless one.
   #metaSchema: s.Schema | null | undefined;
@@ -118,6 +121,7 @@ export class Engine {
       this.registry.versions(),
       server.definition.supportedProtocolVersions,
     );
+    this.#middleware = composeMiddleware(server.definition.middleware);
     this.#hub = new SubscriptionHub(
       server.notify,
       server.capabilities,
@@ -357,7 +361,9 @@ export class Engine {
         return undefined;
       }
       if (!("id" in message)) {
-        const handled = this.#notification(message, exchange);
+        const handled = this.#middleware
+          ? this.#notificationThrough(message, exchange)
+          : this.#notification(message, exchange);
         if (handled) await handled;
         return undefined;
       }
@@ -517,6 +523,75 @@ export class Engine {
     this.#hub.close();
   }
 
+  /** Runs a request's serving through the middleware; a request must get a result. */
+  async #through(
+    request: JsonRpcRequest,
+    era: Era,
+    exchange: Exchange,
+    frame: Frame | undefined,
+    serve: () => Awaitable<Record<string, unknown> | undefined>,
+  ): Promise<Record<string, unknown> | undefined> {
+    const { id, method } = request;
+    const call = {
+      method,
+      params: request.params ?? {},
+      id,
+      era,
+      transport: exchange.transport,
+      frame,
+    };
+    let unanswered = false; // the server itself gave no result (a listen stream that broke)
+    const result = await this.#middleware!(call, async () => {
+      const served = await serve();
+      unanswered = served === undefined;
+      return served;
+    });
+    if (result === undefined && !unanswered) {
+      throw new Error(`A middleware returned no result for ${method}`);
+    }
+    return result;
+  }
+
+  /** Serves a notification through the middleware (whose failures are logged, not answered). */
+  async #notificationThrough(message: JsonRpcNotification, exchange: Exchange): Promise<void> {
+    const { session } = exchange;
+    const era = classifyEra(message).era;
+    const frame = session?.dialect
+      ? legacyFrame(this.server, session, exchange, message.method, undefined, NEVER)
+      : undefined;
+    const call = {
+      method: message.method,
+      params: message.params ?? {},
+      era,
+      transport: exchange.transport,
+      frame,
+    };
+    try {
+      await this.#middleware!(call, async () => void await this.#notification(message, exchange));
+    } catch (error) {
+      console.error(`anubis: middleware of ${message.method} failed:`, error);
+    }
+  }
+
+  /** Serves `initialize` through the middleware: its reply becomes a result or an error. */
+  async #initializeThrough(request: JsonRpcRequest, exchange: Exchange): Promise<Reply> {
+    try {
+      const result = await this.#through(request, "legacy", exchange, undefined, async () => {
+        const { message } = await initialize(this, request, exchange);
+        if ("error" in message) {
+          const { code, message: text, data } = message.error;
+          throw new McpError(code, text, data);
+        }
+        return message.result;
+      });
+      return { message: resultResponse(request.id, result!), status: 200 };
+    } catch (error) {
+      // Refused by a middleware: the session stays uninitialized, as on a rejected handshake.
+      if (exchange.session) exchange.session.dialect = undefined;
+      return errorReply(request, error);
+    }
+  }
+
   /** Serves a notification: at once, unless the server's handler has one to wait for. */
   #notification(message: JsonRpcNotification, exchange: Exchange): Promise<void> | undefined {
     const session = exchange.session;
@@ -560,7 +635,11 @@ export class Engine {
     const { session } = exchange;
     const { id, method } = request;
     if (session) session.lastActivity = Date.now();
-    if (method === "initialize") return initialize(this, request, exchange);
+    if (method === "initialize") {
+      return this.#middleware
+        ? this.#initializeThrough(request, exchange)
+        : initialize(this, request, exchange);
+    }
     if (!session?.dialect) {
       if (method === "ping") return { message: resultResponse(id, {}), status: 200 };
       return errorReply(
@@ -572,13 +651,21 @@ export class Engine {
     const cancellation = session.track(id);
     try {
       const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
-      const outcome = dispatch(this, request, dialect, frame, session);
+      const outcome = this.#middleware
+        ? this.#through(
+          request,
+          "legacy",
+          exchange,
+          frame,
+          () => dispatch(this, request, dialect, frame, session),
+        )
+        : dispatch(this, request, dialect, frame, session);
       const result = isThenable(outcome) ? await outcome : outcome;
       if (cancellation.aborted) return undefined;
       return {
         message: resultResponse(
           id,
-          dialect.encodeResult(method, result, encodeContext(this.server)),
+          dialect.encodeResult(method, result!, encodeContext(this.server)),
         ),
         status: 200,
       };
@@ -623,40 +710,19 @@ export class Engine {
       cancellation,
       inputs,
     );
-    const clientInfo = frame.context.clientInfo as Implementation;
     const retry = params.inputResponses !== undefined || params.requestState !== undefined;
     try {
-      let result: Record<string, unknown> | undefined;
-      const definition = this.server.definition;
-      if (inputs) {
-        const work = () => dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
-        // Without an init hook the work starts at once, with no wrapper of its own.
-        const run = definition.init
-          ? async () => {
-            await definition.init!(clientInfo, frame);
-            return await work();
-          }
-          : work;
-        const outcome = withInputs(this.server, request, run, inputs, cancellation);
-        result = isThenable(outcome) ? await outcome : outcome;
-      } else if (request.method === "subscriptions/listen") {
-        await definition.init?.(clientInfo, frame);
-        // Served here, not by the routing, but admitted the same way.
-        const { notifications } = admit(this, request, dialect, this.#metaSchema);
-        const graceful = await this.#hub.listen(
-          request.id,
-          notifications as SubscriptionFilter,
-          emit,
-          cancellation.signal,
-          this.#closing.signal,
-        );
-        if (!graceful) return undefined;
-        result = { _meta: { [MetaKey.subscriptionId]: request.id } };
-      } else {
-        if (definition.init) await definition.init(clientInfo, frame);
-        const outcome = dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
-        result = isThenable(outcome) ? await outcome : outcome;
-      }
+      const outcome = this.#middleware
+        ? this.#through(
+          request,
+          "stateless",
+          exchange,
+          frame,
+          () => this.#serveStateless(request, dialect, frame, emit, cancellation, inputs),
+        )
+        : this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+      const result = isThenable(outcome) ? await outcome : outcome;
+      if (result === undefined) return undefined;
       if (cancellation.aborted && result.resultType !== "input_required") return undefined;
       const encoded = dialect.encodeResult(
         request.method,
@@ -671,5 +737,64 @@ export class Engine {
       cancellation.dispose();
       session?.untrack(request.id, cancellation);
     }
+  }
+
+  /**
+   * Serves an admitted stateless request: at once when nothing waits
+   * (`undefined`: a listen stream that ended without a graceful close).
+   */
+  #serveStateless(
+    request: JsonRpcRequest,
+    dialect: Dialect,
+    frame: Frame,
+    emit: (message: JsonRpcMessage) => Promise<void>,
+    cancellation: Cancellation,
+    inputs: InputCollector | undefined,
+  ): Awaitable<Record<string, unknown> | undefined> {
+    const definition = this.server.definition;
+    const clientInfo = frame.context.clientInfo as Implementation;
+    if (inputs) {
+      const work = () => dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+      // Without an init hook the work starts at once, with no wrapper of its own.
+      const run = definition.init
+        ? async () => {
+          await definition.init!(clientInfo, frame);
+          return await work();
+        }
+        : work;
+      return withInputs(this.server, request, run, inputs, cancellation);
+    }
+    if (request.method === "subscriptions/listen") {
+      return this.#listen(request, dialect, frame, emit, cancellation, clientInfo);
+    }
+    if (!definition.init) {
+      return dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+    }
+    return (async () => {
+      await definition.init!(clientInfo, frame);
+      return await dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+    })();
+  }
+
+  /** Serves `subscriptions/listen` until its stream ends. */
+  async #listen(
+    request: JsonRpcRequest,
+    dialect: Dialect,
+    frame: Frame,
+    emit: (message: JsonRpcMessage) => Promise<void>,
+    cancellation: Cancellation,
+    clientInfo: Implementation,
+  ): Promise<Record<string, unknown> | undefined> {
+    await this.server.definition.init?.(clientInfo, frame);
+    // Served here, not by the routing, but admitted the same way.
+    const { notifications } = admit(this, request, dialect, this.#metaSchema);
+    const graceful = await this.#hub.listen(
+      request.id,
+      notifications as SubscriptionFilter,
+      emit,
+      cancellation.signal,
+      this.#closing.signal,
+    );
+    return graceful ? { _meta: { [MetaKey.subscriptionId]: request.id } } : undefined;
   }
 }

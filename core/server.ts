@@ -9,6 +9,7 @@ import type { CacheHint } from "./dialect.ts";
 import type { Frame } from "./frame.ts";
 import type { JsonSchema, StandardSchemaV1 } from "./json_schema.ts";
 import type { JsonRpcNotification, JsonRpcRequest } from "./json_rpc.ts";
+import type { Middleware } from "./middleware.ts";
 import { Notifier } from "./notifier.ts";
 import { RequestStateCodec } from "./request_state.ts";
 import type {
@@ -369,6 +370,11 @@ export interface ServerDefinition {
     frame: Frame,
     next: () => Promise<Record<string, unknown>>,
   ) => Awaitable<Record<string, unknown> | typeof NO_REPLY>;
+  /**
+   * Protocol middleware run around every request and notification served, the
+   * first of the list outermost (see {@link Middleware}).
+   */
+  middleware?: readonly Middleware[];
   /** Handles client notifications other than the lifecycle ones. */
   handleNotification?: (notification: JsonRpcNotification, frame: Frame) => Awaitable<void>;
   /**

@@ -1,0 +1,132 @@
+/**
+ * Protocol middleware: functions the engine runs around every request and
+ * notification it serves, in both eras and over every transport, with onion
+ * semantics (the first middleware of the list is the outermost).
+ *
+ * @module
+ */
+
+import type { Frame } from "./frame.ts";
+import type { RequestId } from "./json_rpc.ts";
+import type { Awaitable } from "./server.ts";
+import type { Era } from "./types.ts";
+
+/**
+ * What a {@link Middleware} sees of the message being served.
+ *
+ * @example
+ * ```ts
+ * import type { MiddlewareCall } from "@anubis/core";
+ * const describe = (call: MiddlewareCall): string =>
+ *   `${call.id === undefined ? "notification" : "request"} ${call.method} over ${call.transport}`;
+ * const call: MiddlewareCall = { method: "ping", params: {}, id: 1, era: "legacy", transport: "stdio" };
+ * if (describe(call) !== "request ping over stdio") throw new Error(describe(call));
+ * ```
+ */
+export interface MiddlewareCall {
+  /** The JSON-RPC method. */
+  readonly method: string;
+  /** The params as the client sent them (`{}` when it sent none). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The request id; `undefined` for a notification. */
+  readonly id?: RequestId;
+  /** The era of the message. */
+  readonly era: Era;
+  /** The transport kind (`"stdio"`, `"http"`, …). */
+  readonly transport: string;
+  /**
+   * The frame the handler gets: present for every request but `initialize`
+   * (which makes the session's first frame) and for notifications of an
+   * initialized legacy session.
+   */
+  readonly frame?: Frame;
+}
+
+/**
+ * A protocol middleware. It gets the call and `next`, which runs the rest of
+ * the chain and then the server; `next()` resolves to the result (before it
+ * is encoded for the dialect; `undefined` for a notification) or rejects
+ * with the error the client would get. A middleware may return another
+ * result, or short-circuit: return a result without calling `next`, or throw
+ * an `McpError`. A request's middleware must return a result; a notification's
+ * return value is ignored. Every round of a multi round-trip request is a
+ * call of its own (an `input_required` result is a result). Envelope errors,
+ * unsupported versions and requests before `initialize` are answered before
+ * any middleware runs.
+ *
+ * @example Request logging and timing
+ * ```ts
+ * import { defineServer, type Middleware } from "@anubis/core";
+ * const lines: string[] = [];
+ * const timing: Middleware = async (call, next) => {
+ *   const started = performance.now();
+ *   try {
+ *     return await next();
+ *   } finally {
+ *     lines.push(`${call.method} ${(performance.now() - started).toFixed(1)} ms`);
+ *   }
+ * };
+ * const server = defineServer({ name: "s", version: "1.0.0", middleware: [timing] });
+ * if (server.definition.middleware?.length !== 1) throw new Error("not set");
+ * ```
+ *
+ * @example A cache for `resources/read` and a policy check
+ * ```ts
+ * import { ErrorCode, McpError, type Middleware } from "@anubis/core";
+ * const cache = new Map<string, Record<string, unknown>>();
+ * const cached: Middleware = async (call, next) => {
+ *   if (call.method !== "resources/read") return await next();
+ *   const uri = String(call.params.uri);
+ *   const hit = cache.get(uri);
+ *   if (hit) return hit;
+ *   const result = await next();
+ *   if (result) cache.set(uri, result);
+ *   return result;
+ * };
+ * const policy: Middleware = (call, next) => {
+ *   if (call.method === "tools/call" && call.params.name === "delete_all") {
+ *     throw new McpError(ErrorCode.INVALID_PARAMS, "delete_all is not allowed here");
+ *   }
+ *   return next();
+ * };
+ * // Short-circuits: the server is never reached.
+ * const refused = await Promise.resolve()
+ *   .then(() => policy({ method: "tools/call", params: { name: "delete_all" }, id: 1, era: "legacy", transport: "stdio" }, () => Promise.resolve({})))
+ *   .catch((error) => error);
+ * if (!(refused instanceof McpError) || refused.code !== -32602) throw new Error("not refused");
+ * const read = { method: "resources/read", params: { uri: "notes://1" }, id: 2, era: "stateless" as const, transport: "http" };
+ * let reads = 0;
+ * const server = () => Promise.resolve({ contents: [{ uri: "notes://1", text: String(++reads) }] });
+ * await cached(read, server);
+ * await cached(read, server);
+ * if (reads !== 1) throw new Error(`read ${reads} times`);
+ * ```
+ */
+export type Middleware = (
+  call: MiddlewareCall,
+  next: () => Promise<Record<string, unknown> | undefined>,
+) => Awaitable<Record<string, unknown> | undefined>;
+
+/** The composed chain: runs every middleware around `serve`. */
+export type MiddlewareChain = (
+  call: MiddlewareCall,
+  serve: () => Awaitable<Record<string, unknown> | undefined>,
+) => Promise<Record<string, unknown> | undefined>;
+
+/** Composes a list into one chain (`undefined` for an empty list: the engine then skips it). */
+export function composeMiddleware(
+  list: readonly Middleware[] | undefined,
+): MiddlewareChain | undefined {
+  if (!list?.length) return undefined;
+  const chain = [...list];
+  return (call, serve) => {
+    let last = -1;
+    const step = async (index: number): Promise<Record<string, unknown> | undefined> => {
+      if (index <= last) throw new Error("next() called more than once by a middleware");
+      last = index;
+      if (index === chain.length) return await serve();
+      return await chain[index](call, () => step(index + 1));
+    };
+    return step(0);
+  };
+}
