@@ -59,9 +59,16 @@ export function statelessCall(id: number | string = 1): WireRequest {
       "mcp-protocol-version": STATELESS_VERSION,
       "mcp-method": "tools/call",
       "mcp-name": "echo",
+      ...BEARER,
     },
   };
 }
+
+// `BENCH_AUTH_TOKEN` (see servers/anubis_http_auth.ts) adds a bearer token.
+const BEARER = ((): Record<string, string> => {
+  const token = Deno.env.get("BENCH_AUTH_TOKEN");
+  return token ? { authorization: `Bearer ${token}` } : {};
+})();
 
 /**
  * A legacy `initialize` request (opens a session over HTTP).

@@ -33,6 +33,14 @@ export interface ServeOptions {
   allowedOrigins: string[];
   /** Extra allowed `Host` values. */
   allowedHosts: string[];
+  /** Origins allowed to call cross-origin from a browser (CORS); empty turns CORS off. */
+  corsOrigins: string[];
+  /** The OAuth issuer whose JWT access tokens are required (turns auth on, with `authJwks`). */
+  authIssuer?: string;
+  /** The JWKS URL of the issuer's signing keys. */
+  authJwks?: string;
+  /** The token audience and canonical resource URL (default: the endpoint's URL). */
+  authAudience?: string;
   /** Signs `requestState` (else `ANUBIS_REQUEST_STATE_SECRET`, else shared through KV). */
   requestStateSecret?: string;
   /** A rotated-out secret that still opens states (else `ANUBIS_REQUEST_STATE_PREVIOUS_SECRET`). */
@@ -94,6 +102,15 @@ Options:
                             instances may share one file
   --allowed-origin <origin> Also accept this Origin (repeatable)
   --allowed-host <host>     Also accept this Host (repeatable)
+  --cors <origin,...>       Let browser pages on these origins call the
+                            endpoint (CORS preflights answered; each origin
+                            is also an allowed Origin; repeatable)
+  --auth-issuer <url>       Require OAuth JWT access tokens from this issuer
+                            (with --auth-jwks); serves the protected-resource
+                            metadata at /.well-known/oauth-protected-resource
+  --auth-jwks <url>         The issuer's JWKS URL (its signing keys)
+  --auth-audience <url>     The audience tokens must carry, also the served
+                            resource URL (default: the endpoint's URL)
   --request-state-secret <s>
                             Sign stateless multi round-trip state with this
                             secret (32+ characters; or the environment's
@@ -113,6 +130,10 @@ const VALUE_FLAGS = new Set([
   "--session-store",
   "--allowed-origin",
   "--allowed-host",
+  "--cors",
+  "--auth-issuer",
+  "--auth-jwks",
+  "--auth-audience",
   "--request-state-secret",
   "--request-state-previous-secret",
 ]);
@@ -152,6 +173,7 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     path: "/mcp",
     allowedOrigins: [],
     allowedHosts: [],
+    corsOrigins: [],
   };
   for (let i = 0; i < rest.length; i++) {
     let flag = rest[i];
@@ -220,6 +242,18 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       case "--allowed-host":
         options.allowedHosts.push(value);
         break;
+      case "--auth-issuer":
+        options.authIssuer = value;
+        break;
+      case "--auth-jwks":
+        options.authJwks = value;
+        break;
+      case "--auth-audience":
+        options.authAudience = value;
+        break;
+      case "--cors":
+        options.corsOrigins.push(...value.split(",").map((o) => o.trim()).filter((o) => o));
+        break;
       case "--request-state-secret":
       case "--request-state-previous-secret": {
         const problem = requestStateSecretProblem(flag, value);
@@ -235,6 +269,18 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
   }
   if (!options.http && (options.eventStore || options.sessionStore)) {
     return { kind: "error", message: "--event-store and --session-store need --http" };
+  }
+  const auth = [options.authIssuer, options.authJwks, options.authAudience];
+  if (auth.some((v) => v !== undefined)) {
+    if (!options.http) return { kind: "error", message: "--auth-* flags need --http" };
+    if (options.authIssuer === undefined || options.authJwks === undefined) {
+      return { kind: "error", message: "--auth-issuer and --auth-jwks go together" };
+    }
+    for (const url of auth) {
+      if (url !== undefined && !URL.canParse(url)) {
+        return { kind: "error", message: `--auth-* flags need URLs: ${url}` };
+      }
+    }
   }
   return { kind: "serve", options };
 }

@@ -20,6 +20,9 @@ Deno.test("args: serve --http with every HTTP flag", () => {
     "https://b.example",
     "--allowed-host",
     "mcp.example",
+    "--cors",
+    "https://a.example, https://c.example",
+    "--cors=https://d.example",
   ]);
   assert.deepEqual(parsed, {
     kind: "serve",
@@ -33,6 +36,7 @@ Deno.test("args: serve --http with every HTTP flag", () => {
       sessionStore: "kv",
       allowedOrigins: ["https://a.example", "https://b.example"],
       allowedHosts: ["mcp.example"],
+      corsOrigins: ["https://a.example", "https://c.example", "https://d.example"],
     },
   });
 });
@@ -68,4 +72,29 @@ Deno.test("args: --request-state-secret and its previous secret, 32 characters a
     kind: "error",
     message: "--request-state-secret must be at least 32 characters",
   });
+});
+
+Deno.test("args: --auth-issuer, --auth-jwks and --auth-audience", () => {
+  const parsed = parseArgs([
+    "serve",
+    "server.ts",
+    "--http",
+    "--auth-issuer=https://as.example",
+    "--auth-jwks",
+    "https://as.example/jwks",
+    "--auth-audience",
+    "https://mcp.example/mcp",
+  ]);
+  assert.equal(parsed.kind, "serve");
+  if (parsed.kind !== "serve") return;
+  assert.equal(parsed.options.authIssuer, "https://as.example");
+  assert.equal(parsed.options.authJwks, "https://as.example/jwks");
+  assert.equal(parsed.options.authAudience, "https://mcp.example/mcp");
+  const error = (args: string[]) => {
+    const result = parseArgs(["serve", "server.ts", ...args]);
+    return result.kind === "error" ? result.message : undefined;
+  };
+  assert.match(error(["--auth-issuer", "https://as.example"])!, /need --http/);
+  assert.match(error(["--http", "--auth-issuer", "https://as.example"])!, /go together/);
+  assert.match(error(["--http", "--auth-issuer", "x", "--auth-jwks", "y"])!, /need URLs/);
 });

@@ -20,7 +20,13 @@ import {
   StoredStreamsBus,
 } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
-import { isLoopbackHost, serve, type SessionBusMessage } from "@anubis/transport-http";
+import {
+  type AuthOptions,
+  isLoopbackHost,
+  jwtVerifier,
+  serve,
+  type SessionBusMessage,
+} from "@anubis/transport-http";
 import { requestStateSecretProblem, type ServeOptions } from "./args.ts";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 
@@ -469,6 +475,8 @@ export async function serveHttp(
       sessionBus: joined.sessionBus,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
+      cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
+      auth: authOf(options),
       signal,
       onListen: (url) => console.error(`anubis: listening on ${url.href}`),
     });
@@ -478,4 +486,18 @@ export async function serveHttp(
     await joined?.leave();
     databases.close();
   }
+}
+
+/** The `auth` option of the `--auth-*` flags, if given. */
+function authOf(options: ServeOptions): AuthOptions | undefined {
+  if (options.authIssuer === undefined || options.authJwks === undefined) return undefined;
+  return {
+    verifyToken: jwtVerifier({
+      issuer: options.authIssuer,
+      jwksUrl: options.authJwks,
+      audience: options.authAudience,
+    }),
+    resource: options.authAudience,
+    authorizationServers: [options.authIssuer],
+  };
 }

@@ -36,7 +36,7 @@ type FromProperties<P, R, D extends number> = Simplify<
  *
  * @example
  * ```ts
- * import type { FromJsonSchema } from "@anubis/core";
+ * import type { FromJsonSchema } from "./infer.ts";
  * const schema = {
  *   type: "object",
  *   properties: { city: { type: "string" }, days: { type: "integer" } },
@@ -69,7 +69,8 @@ export type FromJsonSchema<S, D extends number = 8> = [D] extends [never] ? unkn
  *
  * @example
  * ```ts
- * import type { InferSchema, StandardSchemaV1 } from "@anubis/core";
+ * import type { InferSchema } from "./infer.ts";
+ * import type { StandardSchemaV1 } from "./json_schema.ts";
  * type N = InferSchema<StandardSchemaV1<number>>;
  * const n: N = 1;
  * if (n !== 1) throw new Error("unexpected");
@@ -94,7 +95,7 @@ type ValidatedValue<Std> = Std extends { readonly validate: (value: unknown) => 
  *
  * @example
  * ```ts
- * import type { InferOutput } from "@anubis/core";
+ * import type { InferOutput } from "./infer.ts";
  * const out: InferOutput<{ readonly type: "number" }> = 3;
  * if (out !== 3) throw new Error("unexpected");
  * ```
@@ -112,7 +113,7 @@ type RequiredNames<A> = A extends { readonly required: true } ? Names<A> : never
  *
  * @example
  * ```ts
- * import type { PromptArgs } from "@anubis/core";
+ * import type { PromptArgs } from "./infer.ts";
  * type A = PromptArgs<readonly [{ name: "city"; required: true }, { name: "style" }]>;
  * const args: A = { city: "Paris" };
  * if (args.style !== undefined) throw new Error("unexpected");
@@ -142,7 +143,7 @@ type TemplateNames<T> = T extends `${string}{${infer E}}${infer Rest}`
  *
  * @example
  * ```ts
- * import type { UriVariables } from "@anubis/core";
+ * import type { UriVariables } from "./infer.ts";
  * const vars: UriVariables<"files://{+path}{?rev}"> = { path: "a/b", rev: "1" };
  * if (vars.path !== "a/b") throw new Error("unexpected");
  * ```

@@ -25,13 +25,6 @@ export * from "./registry.ts";
 export * from "./event_store.ts";
 export * from "./session_store.ts";
 export * from "./json_schema.ts";
-export type {
-  FromJsonSchema,
-  InferOutput,
-  InferSchema,
-  PromptArgs,
-  UriVariables,
-} from "./infer.ts";
 export * from "./uri_template.ts";
 export * from "./pagination.ts";
 export * from "./request_state.ts";

@@ -59,6 +59,12 @@ export type Awaitable<T> = T | Promise<T>;
 export interface ToolDefinition<Args = Record<string, unknown>> {
   /** The tool name (1–128 of `A-Z a-z 0-9 _ - . /`). */
   name: string;
+  /**
+   * OAuth scopes a caller needs (all of them) to list and call this tool,
+   * read from `frame.context.authInfo.scopes`; without them the tool is
+   * hidden from `tools/list` and unknown to `tools/call`.
+   */
+  requiredScopes?: readonly string[];
   /** A display name. */
   title?: string;
   /** What the tool does. */

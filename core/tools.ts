@@ -73,11 +73,40 @@ export function visibleTools(
   | ReadonlyMap<string, ToolDefinition<never>>
   | Promise<ReadonlyMap<string, ToolDefinition<never>>> {
   const filter = server.definition.serverTools;
+  const all = scoped(server) ? byScope(server.tools, frame) : server.tools;
   // Without a filter the answer is synchronous: tools/call awaits nothing for it.
-  if (!filter) return server.tools;
-  return Promise.resolve(filter([...server.tools.values()], frame)).then((tools) =>
+  if (!filter) return all;
+  return Promise.resolve(filter([...all.values()], frame)).then((tools) =>
     new Map(tools.map((t) => [t.name, t]))
   );
+}
+
+const scopedServers = new WeakMap<McpServer, boolean>();
+
+/** Whether any static tool of a server requires scopes (asked once per server). */
+function scoped(server: McpServer): boolean {
+  let answer = scopedServers.get(server);
+  if (answer === undefined) {
+    answer = [...server.tools.values()].some((t) => (t.requiredScopes?.length ?? 0) > 0);
+    scopedServers.set(server, answer);
+  }
+  return answer;
+}
+
+/** The tools whose required scopes the frame's caller holds. */
+function byScope(
+  tools: ReadonlyMap<string, ToolDefinition<never>>,
+  frame: Frame,
+): ReadonlyMap<string, ToolDefinition<never>> {
+  const granted = (frame.context.authInfo as { scopes?: unknown } | undefined)?.scopes;
+  const has = Array.isArray(granted) ? new Set(granted) : new Set();
+  const visible = new Map<string, ToolDefinition<never>>();
+  for (const [name, tool] of tools) {
+    if (!tool.requiredScopes || tool.requiredScopes.every((scope) => has.has(scope))) {
+      visible.set(name, tool);
+    }
+  }
+  return visible;
 }
 
 /** Serves `tools/list`. */

@@ -25,6 +25,9 @@ import {
 import { createDefaultRegistry } from "@anubis/dialects";
 import { readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
+import { Cors, type CorsOptions } from "./cors.ts";
+import { type AuthInfo, type AuthOptions, ResourceServer } from "./auth.ts";
+import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
@@ -50,6 +53,27 @@ import { StatelessEndpoint } from "./stateless.ts";
  * ```
  */
 export interface HttpHandlerOptions extends OriginPolicy {
+  /**
+   * Lets browser pages on these origins call the endpoint cross-origin
+   * (preflights answered, `mcp-session-id`, `mcp-protocol-version` and
+   * `www-authenticate` exposed). Off by default; each origin is also an
+   * allowed `Origin` of the DNS-rebinding guard.
+   */
+  cors?: CorsOptions;
+  /**
+   * Makes the endpoint an OAuth 2.1 resource server: every request needs a
+   * bearer token that `auth.verifyToken` accepts (see `jwtVerifier`); the
+   * RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
+   * (and its path-suffixed form). Handlers see the caller as
+   * `frame.context.authInfo`. Off by default.
+   */
+  auth?: AuthOptions;
+  /**
+   * Limits how fast each caller may POST (tool calls included): a token
+   * bucket per principal, or per client address without `auth`. Over the
+   * limit, 429 with `Retry-After` and a JSON-RPC error. Off by default.
+   */
+  rateLimit?: RateLimitOptions;
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
   path?: string | false;
   /** The dialects (default: all four). */
@@ -199,11 +223,37 @@ export function createHttpHandler(
     new PostStreams(eventStore, { retryMs: options.retryMs ?? 3_000, keepAliveMs });
   const legacy = new LegacyEndpoint(engine, sessions, streams, limits, posts);
   const stateless = new StatelessEndpoint(engine, streams, limits);
-  const guard = new OriginGuard(options);
+  const cors = options.cors && new Cors(options.cors);
+  const guard = new OriginGuard(
+    cors === undefined || options.allowedOrigins === "*" ? options : {
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: [...(options.allowedOrigins ?? []), ...cors.origins],
+    },
+  );
   const path = options.path ?? "/mcp";
+  const auth = options.auth && new ResourceServer(options.auth, path === false ? "/" : path);
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
 
+  const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
+    if (buckets !== undefined) {
+      const info = context?.authInfo as AuthInfo | undefined;
+      const address = (context as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
+      const wait = buckets.take(info?.subject ?? info?.clientId ?? address?.hostname ?? "");
+      if (wait > 0) {
+        return await refuse(
+          request,
+          errorResponseOf(
+            429,
+            null,
+            -32000,
+            "Too Many Requests: rate limit exceeded",
+            { retryAfterMs: wait },
+            { "retry-after": String(Math.ceil(wait / 1000)) },
+          ),
+        );
+      }
+    }
     const type = request.headers.get("content-type");
     if (type === null || !JSON_TYPE.test(type)) {
       return await refuse(
@@ -258,7 +308,48 @@ export function createHttpHandler(
 
   // Not async, so routing costs no suspended frame of its own: the handler
   // below awaits (and catches) whatever it returns.
+  // Legacy sessions belong to the principal that opened them (bounded; in
+  // this instance's memory).
+  const owners = new Map<string, string>();
+  const maxOwners = options.maxSessions ?? 10_000;
+  const authenticated = async (request: Request, context?: RequestContext) => {
+    const outcome = await auth!.authenticate(request);
+    if ("response" in outcome) return await refuse(request, outcome.response);
+    const principal = outcome.info.subject ?? outcome.info.clientId ?? "";
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const owner = owners.get(sessionId);
+      if (owner !== undefined && owner !== principal) {
+        // Another caller's session: answered as if it did not exist.
+        return await refuse(
+          request,
+          errorResponseOf(404, null, ErrorCode.INVALID_REQUEST, "Not Found: no such session"),
+        );
+      }
+    }
+    // Not a spread: Deno's handler info (the context without a middleware)
+    // has getters that build objects on every read.
+    const authed: RequestContext = { authInfo: outcome.info };
+    if (context?.assigns) authed.assigns = context.assigns;
+    const response = await route(request, authed);
+    if (sessionId === null) {
+      const opened = response.headers.get("mcp-session-id");
+      if (opened !== null) {
+        if (owners.size >= maxOwners) owners.delete(owners.keys().next().value!);
+        owners.set(opened, principal);
+      }
+    } else if (request.method === "DELETE" && response.ok) {
+      owners.delete(sessionId);
+    }
+    return response;
+  };
+
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {
+    if (
+      auth !== undefined && request.method === "GET" && auth.isMetadataPath(pathOf(request.url))
+    ) {
+      return refuse(request, auth.metadata(request));
+    }
     if (path !== false && pathOf(request.url) !== path) {
       return refuse(request, new Response("Not Found", { status: 404 }));
     }
@@ -269,6 +360,11 @@ export function createHttpHandler(
         errorResponseOf(refusal.status, null, ErrorCode.INVALID_REQUEST, refusal.message),
       );
     }
+    if (auth !== undefined && request.method !== "OPTIONS") return authenticated(request, context);
+    return route(request, context);
+  };
+
+  const route = (request: Request, context?: RequestContext): Promise<Response> => {
     switch (request.method) {
       case "POST":
         return post(request, context);
@@ -276,6 +372,9 @@ export function createHttpHandler(
         return legacy.get(request, context);
       case "DELETE":
         return legacy.delete(request, context);
+      case "OPTIONS":
+        if (cors !== undefined) return refuse(request, cors.preflight(request));
+        // falls through
       default:
         return refuse(
           request,
@@ -297,7 +396,8 @@ export function createHttpHandler(
   ): Promise<Response> => {
     try {
       // Deno.serve's info has neither field, so it reads as no context.
-      return await handle(request, context as RequestContext | undefined);
+      const response = await handle(request, context as RequestContext | undefined);
+      return cors === undefined ? response : cors.decorate(request, response);
     } catch (error) {
       // A defect or a failing store: answer without leaking details, keep serving.
       console.error("anubis: HTTP request failed:", error);

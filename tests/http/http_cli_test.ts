@@ -4,39 +4,13 @@
  */
 
 import assert from "node:assert/strict";
+import { spawnCli } from "../helpers/cli_child.ts";
 import { headers2026, initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
 
 const ROOT = new URL("../..", import.meta.url);
 
-/** Spawns the CLI and waits for its "listening on" line. */
-async function spawn(...flags: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli/main.ts", "serve", "examples/hello.ts", "--http", ...flags],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (!seen.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    seen += value;
-  }
-  const rest = (async () => {
-    for (let r = await lines.read(); !r.done; r = await lines.read()) seen += r.value;
-    return seen;
-  })();
-  return {
-    firstLine: seen.split("\n")[0],
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      return { code: status.code, stderr: await rest };
-    },
-  };
-}
+/** Spawns the CLI on examples/hello.ts and waits for its "listening on" line. */
+const spawn = (...flags: string[]) => spawnCli("examples/hello.ts", ...flags);
 
 Deno.test("http cli: serve --http --port 0 prints its URL and serves both eras", async () => {
   const server = await spawn("--port", "0", "--event-store", "memory");

@@ -9,7 +9,7 @@ import type {
   InferSchema,
   PromptArgs,
   UriVariables,
-} from "@anubis/core";
+} from "../../core/infer.ts";
 
 const zodArgs: InferSchema<typeof zodSchema> = { city: "Paris" };
 const zodSchema = z.object({ city: z.string(), days: z.number().optional() });

@@ -1,0 +1,175 @@
+/**
+ * CORS for browser clients: an opt-in allow-list of origins. Preflights from
+ * an allowed origin are answered with the methods and headers MCP uses;
+ * responses to an allowed origin expose the headers a client must read.
+ *
+ * @module
+ */
+
+/**
+ * Which browser origins may call the endpoint cross-origin.
+ *
+ * @example
+ * ```ts
+ * import type { CorsOptions } from "@anubis/transport-http";
+ * const cors: CorsOptions = { origins: ["https://app.example.com"] };
+ * if (cors.origins[0] !== "https://app.example.com") throw new Error("unexpected");
+ * ```
+ */
+export interface CorsOptions {
+  /**
+   * Exact origins (`scheme://host[:port]`) allowed to call cross-origin.
+   * Each is also an allowed `Origin` of the DNS-rebinding guard.
+   */
+  origins: readonly string[];
+  /** How long a browser may cache a preflight, in seconds (default 600). */
+  maxAgeSeconds?: number;
+}
+
+const ALLOW_METHODS = "POST, GET, DELETE";
+const ALLOW_HEADERS =
+  "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id";
+const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate";
+
+/** Lowercases an origin and drops trailing slashes, as the guard does. */
+function normalizeOrigin(origin: string): string {
+  return origin.toLowerCase().replace(/\/+$/, "");
+}
+
+/**
+ * Answers preflights and adds CORS headers for the allowed origins only.
+ *
+ * @example
+ * ```ts
+ * import { Cors } from "@anubis/transport-http";
+ * const cors = new Cors({ origins: ["https://app.example.com"] });
+ * const preflight = cors.preflight(
+ *   new Request("http://localhost/mcp", {
+ *     method: "OPTIONS",
+ *     headers: { origin: "https://app.example.com", "access-control-request-method": "POST" },
+ *   }),
+ * );
+ * if (preflight.status !== 204) throw new Error("expected 204");
+ * if (preflight.headers.get("access-control-allow-origin") !== "https://app.example.com") {
+ *   throw new Error("expected the origin echoed");
+ * }
+ * ```
+ */
+export class Cors {
+  readonly #origins: Set<string>;
+  readonly #maxAge: string;
+
+  /**
+   * Creates the policy.
+   *
+   * @param options The allow-list.
+   */
+  constructor(options: CorsOptions) {
+    this.#origins = new Set(options.origins.map(normalizeOrigin));
+    this.#maxAge = String(options.maxAgeSeconds ?? 600);
+  }
+
+  /**
+   * The normalized allowed origins.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * if (cors.origins[0] !== "https://app.example.com") throw new Error("not normalized");
+   * ```
+   */
+  get origins(): readonly string[] {
+    return [...this.#origins];
+  }
+
+  /**
+   * Tells whether an `Origin` value is on the allow-list.
+   *
+   * @param origin The header value.
+   * @returns `true` when allowed.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * if (!cors.allows("https://APP.example.com")) throw new Error("expected allowed");
+   * if (cors.allows("https://evil.example")) throw new Error("expected refused");
+   * ```
+   */
+  allows(origin: string): boolean {
+    return this.#origins.has(normalizeOrigin(origin));
+  }
+
+  /**
+   * Answers an `OPTIONS` preflight: 204 with the `Access-Control-*` headers
+   * for an allowed origin, 403 without them otherwise.
+   *
+   * @param request The `OPTIONS` request.
+   * @returns The answer.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * const answer = cors.preflight(
+   *   new Request("http://localhost/mcp", { method: "OPTIONS", headers: { origin: "https://evil.example" } }),
+   * );
+   * if (answer.status !== 403) throw new Error("expected 403");
+   * ```
+   */
+  preflight(request: Request): Response {
+    const origin = request.headers.get("origin");
+    if (origin === null || !this.allows(origin)) {
+      return new Response("Forbidden: origin not allowed for CORS", {
+        status: 403,
+        headers: { vary: "Origin" },
+      });
+    }
+    return new Response(null, {
+      status: 204,
+      headers: {
+        "access-control-allow-origin": origin,
+        "access-control-allow-methods": ALLOW_METHODS,
+        "access-control-allow-headers": ALLOW_HEADERS,
+        "access-control-max-age": this.#maxAge,
+        vary: "Origin",
+      },
+    });
+  }
+
+  /**
+   * Adds `Access-Control-Allow-Origin` and `-Expose-Headers` to a response
+   * when the request came from an allowed origin; otherwise returns it as is.
+   *
+   * @param request The request.
+   * @param response The handler's answer.
+   * @returns The answer, with CORS headers where they belong.
+   *
+   * @example
+   * ```ts
+   * import { Cors } from "@anubis/transport-http";
+   * const cors = new Cors({ origins: ["https://app.example.com/"] });
+   * const request = new Request("http://localhost/mcp", { headers: { origin: "https://app.example.com" } });
+   * const answer = cors.decorate(request, new Response("ok"));
+   * if (answer.headers.get("access-control-allow-origin") !== "https://app.example.com") {
+   *   throw new Error("expected the origin echoed");
+   * }
+   * ```
+   */
+  decorate(request: Request, response: Response): Response {
+    const origin = request.headers.get("origin");
+    if (origin === null || !this.allows(origin)) return response;
+    let target = response;
+    try {
+      target.headers.set("access-control-allow-origin", origin);
+    } catch {
+      // Immutable headers (a fetched Response): copy it.
+      target = new Response(response.body, response);
+      target.headers.set("access-control-allow-origin", origin);
+    }
+    target.headers.set("access-control-expose-headers", EXPOSE_HEADERS);
+    target.headers.append("vary", "Origin");
+    return target;
+  }
+}
