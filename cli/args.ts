@@ -33,6 +33,8 @@ export interface ServeOptions {
   allowedOrigins: string[];
   /** Extra allowed `Host` values. */
   allowedHosts: string[];
+  /** The HTTP limits the flags set (each absent one keeps the handler's default). */
+  limits?: HttpLimitFlags;
   /** Origins allowed to call cross-origin from a browser (CORS); empty turns CORS off. */
   corsOrigins: string[];
   /** The OAuth issuer whose JWT access tokens are required (turns auth on, with `authJwks`). */
@@ -46,6 +48,38 @@ export interface ServeOptions {
   /** A rotated-out secret that still opens states (else `ANUBIS_REQUEST_STATE_PREVIOUS_SECRET`). */
   requestStatePreviousSecret?: string;
 }
+
+/**
+ * The HTTP handler limits `serve` flags may set (see `HttpHandlerOptions` of
+ * `@anubis/transport-http` for each one's default).
+ *
+ * @example
+ * ```ts
+ * import { parseArgs } from "@anubis/cli/args";
+ * const parsed = parseArgs(["serve", "s.ts", "--http", "--max-sessions-per-client", "50"]);
+ * if (parsed.kind !== "serve" || parsed.options.limits?.maxSessionsPerClient !== 50) {
+ *   throw new Error("the flag sets the limit");
+ * }
+ * ```
+ */
+export interface HttpLimitFlags {
+  /** `--max-sessions-per-client` */
+  maxSessionsPerClient?: number;
+  /** `--max-streams-per-client` */
+  maxStreamsPerClient?: number;
+  /** `--max-batch-entries` */
+  maxBatchEntries?: number;
+  /** `--body-timeout` (milliseconds) */
+  bodyTimeoutMs?: number;
+}
+
+/** The numeric limit flags and the limit each sets. */
+const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
+  "--max-sessions-per-client": "maxSessionsPerClient",
+  "--max-streams-per-client": "maxStreamsPerClient",
+  "--max-batch-entries": "maxBatchEntries",
+  "--body-timeout": "bodyTimeoutMs",
+};
 
 /**
  * What the command line asks for.
@@ -102,6 +136,14 @@ Options:
                             instances may share one file
   --allowed-origin <origin> Also accept this Origin (repeatable)
   --allowed-host <host>     Also accept this Host (repeatable)
+  --max-sessions-per-client <n>
+                            Sessions one client address may hold (default 1000)
+  --max-streams-per-client <n>
+                            GET and listen streams one client address may hold
+                            (default 100)
+  --max-batch-entries <n>   Entries in a JSON-RPC batch (default 1000)
+  --body-timeout <ms>       A request body must arrive within this long, else
+                            408 (default 30000; 0 turns it off)
   --cors <origin,...>       Let browser pages on these origins call the
                             endpoint (CORS preflights answered; each origin
                             is also an allowed Origin; repeatable)
@@ -192,10 +234,25 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       options.http = true;
       continue;
     }
-    if (!VALUE_FLAGS.has(flag)) return { kind: "error", message: `unknown option: ${flag}` };
+    if (!VALUE_FLAGS.has(flag) && !(flag in LIMIT_FLAGS)) {
+      return { kind: "error", message: `unknown option: ${flag}` };
+    }
     value ??= rest[++i];
     if (value === undefined || value === "") {
       return { kind: "error", message: `${flag} needs a value` };
+    }
+    const limit = LIMIT_FLAGS[flag];
+    if (limit) {
+      const number = Number(value);
+      const least = limit === "bodyTimeoutMs" ? 0 : 1;
+      if (!Number.isSafeInteger(number) || number < least) {
+        return {
+          kind: "error",
+          message: `${flag} must be an integer of at least ${least}, got ${value}`,
+        };
+      }
+      (options.limits ??= {})[limit] = number;
+      continue;
     }
     switch (flag) {
       case "--host":
@@ -267,8 +324,11 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
   if (!options.module) {
     return { kind: "error", message: "missing server module: serve <server module>" };
   }
-  if (!options.http && (options.eventStore || options.sessionStore)) {
-    return { kind: "error", message: "--event-store and --session-store need --http" };
+  if (!options.http && (options.eventStore || options.sessionStore || options.limits)) {
+    return {
+      kind: "error",
+      message: "--event-store, --session-store and the HTTP limits need --http",
+    };
   }
   const auth = [options.authIssuer, options.authJwks, options.authAudience];
   if (auth.some((v) => v !== undefined)) {

@@ -52,6 +52,31 @@ Deno.test("args: bad HTTP flags are one-line errors", () => {
   assert.match(error(["--http", "--session-store", "memory"])!, /--session-store must be/);
   assert.match(error(["--event-store", "memory"])!, /need --http/);
   assert.match(error(["--http", "--port"])!, /--port needs a value/);
+  assert.match(error(["--http", "--max-batch-entries", "0"])!, /at least 1/);
+  assert.match(error(["--http", "--body-timeout", "-1"])!, /at least 0/);
+  assert.match(error(["--max-streams-per-client", "5"])!, /need --http/);
+});
+
+Deno.test("args: the HTTP limit flags", () => {
+  const parsed = parseArgs([
+    "serve",
+    "server.ts",
+    "--http",
+    "--max-sessions-per-client=20",
+    "--max-streams-per-client",
+    "3",
+    "--max-batch-entries",
+    "10",
+    "--body-timeout",
+    "0",
+  ]);
+  assert.equal(parsed.kind, "serve");
+  assert.deepEqual(parsed.kind === "serve" && parsed.options.limits, {
+    maxSessionsPerClient: 20,
+    maxStreamsPerClient: 3,
+    maxBatchEntries: 10,
+    bodyTimeoutMs: 0,
+  });
 });
 
 Deno.test("args: --request-state-secret and its previous secret, 32 characters at least", () => {

@@ -401,15 +401,12 @@ export async function useRequestStateKeys(
   const secret = options.requestStateSecret ?? env(REQUEST_STATE_SECRET_ENV);
   const previous = options.requestStatePreviousSecret ?? env(REQUEST_STATE_PREVIOUS_SECRET_ENV);
   if (secret !== undefined) {
-    for (
-      const [name, value] of [[REQUEST_STATE_SECRET_ENV, secret], [
-        REQUEST_STATE_PREVIOUS_SECRET_ENV,
-        previous,
-      ]]
-    ) {
-      const problem = value === undefined ? undefined : requestStateSecretProblem(name!, value);
-      if (problem) throw new Error(problem);
-    }
+    // The flags were checked when parsed; this also covers the environment.
+    const problem = requestStateSecretProblem(REQUEST_STATE_SECRET_ENV, secret) ??
+      (previous === undefined
+        ? undefined
+        : requestStateSecretProblem(REQUEST_STATE_PREVIOUS_SECRET_ENV, previous));
+    if (problem) throw new Error(problem);
     await server.requestState.useKeys({ secret, previousSecrets: previous ? [previous] : [] });
     return () => {};
   }
@@ -475,6 +472,7 @@ export async function serveHttp(
       sessionBus: joined.sessionBus,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
+      ...options.limits,
       cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
       auth: authOf(options),
       signal,

@@ -13,6 +13,7 @@ import {
   errorResponse,
   type JsonRpcErrorResponse,
   type JsonRpcMessage,
+  type JsonRpcResponse,
 } from "./json_rpc.ts";
 import { classifyEra } from "./registry.ts";
 
@@ -110,4 +111,92 @@ export function batchSessionRefusal(dialect: Dialect | undefined): string | unde
     return `JSON-RPC batches are not supported by protocol ${dialect.version}`;
   }
   return undefined;
+}
+
+/**
+ * Why a batch is refused for its length, if it is: it holds more than
+ * `max` entries (every entry counts, valid or not). Answered like
+ * {@link batchContentRefusal}: one `-32600` error for id `null`, so a batch
+ * of 100,000 bad entries costs one short answer, not 100,000 errors.
+ *
+ * @param count The batch's entries.
+ * @param max The bound (default 1,000).
+ * @returns The refusal's error message, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { batchSizeRefusal } from "@anubis/core";
+ * if (batchSizeRefusal(1000) !== undefined) throw new Error("1,000 entries are served");
+ * const refusal = batchSizeRefusal(1001);
+ * if (refusal !== "Invalid Request: a JSON-RPC batch holds at most 1000 entries (this one has 1001)") {
+ *   throw new Error(refusal);
+ * }
+ * ```
+ */
+export function batchSizeRefusal(count: number, max = 1000): string | undefined {
+  if (count <= max) return undefined;
+  return `Invalid Request: a JSON-RPC batch holds at most ${max} entries (this one has ${count})`;
+}
+
+/** UTF-8 length of a string, counted without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code < 0xdc00) (bytes += 2, i++); // a surrogate pair: 4 bytes
+    else bytes += 2;
+  }
+  return bytes;
+}
+
+/**
+ * Keeps a batch's answer within `maxBytes` of JSON: responses are kept in
+ * order while they fit; each one after the budget is spent becomes a short
+ * `-32603` error for its id, so every request is still answered and the
+ * answer stays bounded (the budget plus about 150 bytes per entry left out).
+ * An entry JSON cannot encode is kept for the transport's encoder, which
+ * replaces it.
+ *
+ * @param answer The batch's responses (and the errors of its invalid entries).
+ * @param maxBytes The budget in bytes of JSON (default 8 MiB).
+ * @returns The answer, the same array when everything fits.
+ *
+ * @example
+ * ```ts
+ * import { boundBatchAnswer, type JsonRpcResponse } from "@anubis/core";
+ * const big = (id: number): JsonRpcResponse => ({ jsonrpc: "2.0", id, result: { text: "x".repeat(100) } });
+ * const answer = boundBatchAnswer([big(1), big(2), big(3)], 300);
+ * const codes = answer.map((response) => "error" in response ? response.error.code : "ok");
+ * if (codes.join() !== "ok,ok,-32603") throw new Error(codes.join());
+ * ```
+ */
+export function boundBatchAnswer(
+  answer: readonly JsonRpcResponse[],
+  maxBytes = 8 * 1024 * 1024,
+): readonly JsonRpcResponse[] {
+  let used = 2; // the brackets
+  let bounded: JsonRpcResponse[] | undefined;
+  for (let i = 0; i < answer.length; i++) {
+    const response = answer[i];
+    let size = 0;
+    try {
+      size = utf8Length(JSON.stringify(response)) + 1;
+    } catch {
+      // The transport's encoder replaces it with a short error.
+    }
+    if (used + size <= maxBytes) {
+      used += size;
+      bounded?.push(response);
+      continue;
+    }
+    bounded ??= answer.slice(0, i);
+    bounded.push(errorResponse(
+      response.id ?? null,
+      ErrorCode.INTERNAL_ERROR,
+      `Internal error: the batch's answer exceeds ${maxBytes} bytes, so this response was left out`,
+    ));
+  }
+  return bounded ?? answer;
 }

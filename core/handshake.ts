@@ -38,6 +38,24 @@ function newestInitializeSchema(engine: Engine): s.Schema | undefined {
   return schema ?? undefined;
 }
 
+/** How deep the client's capabilities and info may nest (the session copies them). */
+const MAX_DEPTH = 64;
+
+/** Whether a JSON value nests deeper than {@link MAX_DEPTH}, found without recursion. */
+function tooDeep(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (depth > MAX_DEPTH) return true;
+    for (const key in item as Record<string, unknown>) {
+      const child = (item as Record<string, unknown>)[key];
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** Serves `initialize` on the exchange's session. */
 export async function initialize(
   engine: Engine,
@@ -71,6 +89,20 @@ export async function initialize(
       new McpError(
         ErrorCode.INVALID_PARAMS,
         `Invalid initialize params: ${s.formatIssues(checked.issues)}`,
+      ),
+    );
+  }
+  const deep = tooDeep(params.capabilities)
+    ? "capabilities"
+    : tooDeep(params.clientInfo)
+    ? "clientInfo"
+    : undefined;
+  if (deep) {
+    return errorReply(
+      request,
+      new McpError(
+        ErrorCode.INVALID_PARAMS,
+        `Invalid initialize params: ${deep} nests deeper than ${MAX_DEPTH} levels`,
       ),
     );
   }

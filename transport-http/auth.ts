@@ -35,6 +35,12 @@ export interface AuthInfo {
   claims?: Readonly<Record<string, unknown>>;
 }
 
+/** The principal of a verified caller: its subject, else its client id. */
+export function principalOf(info: unknown): string | undefined {
+  const caller = info as AuthInfo | undefined;
+  return caller?.subject ?? caller?.clientId;
+}
+
 /**
  * Checks a bearer token: resolves with the caller's {@link AuthInfo} or
  * rejects (any error) when the token is not valid for this resource.

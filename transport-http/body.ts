@@ -24,6 +24,8 @@ import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/c
  *
  * @param request The request.
  * @param maxBytes The bound.
+ * @param clock The body deadline, if any: a body not received within its time
+ * rejects with {@link BodyTimeoutError}.
  * @returns The classification, or `undefined` when the body is too large.
  *
  * @example
@@ -38,12 +40,13 @@ import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/c
 export async function readMessage(
   request: Request,
   maxBytes: number,
+  clock?: BodyClock,
 ): Promise<Decoded | undefined> {
   const length = request.headers.get("content-length");
   if (length === null) {
     // A byte order mark stays in the text, so it is refused as `json()`
     // refuses it on Deno.serve (RFC 8259 §8.1: senders must not send one).
-    const text = await readUnannounced(request, maxBytes);
+    const text = await readUnannounced(request, maxBytes, clock);
     return text === undefined ? undefined : decodeMessage(text);
   }
   const announced = Number(length);
@@ -51,15 +54,182 @@ export async function readMessage(
     await request.body?.cancel();
     return undefined;
   }
-  if (announced > RESERVE_MAX_BYTES) return decodeMessage(await readAnnounced(request, announced));
+  if (announced > RESERVE_MAX_BYTES) {
+    return decodeMessage(await readAnnounced(request, announced, clock));
+  }
   let value: unknown;
   try {
-    value = await request.json();
+    value = await (clock ? clock.race(request.json()) : request.json());
   } catch (error) {
     if (error instanceof SyntaxError) return notJson();
     throw error;
   }
   return classifyMessage(value);
+}
+
+/**
+ * What reading a body rejects with when the body did not arrive within the
+ * {@link BodyClock}'s time.
+ *
+ * @example
+ * ```ts
+ * import { BodyTimeoutError } from "@anubis/transport-http";
+ * if (new BodyTimeoutError(100).message !== "the body did not arrive within 100 ms") {
+ *   throw new Error("message");
+ * }
+ * ```
+ */
+export class BodyTimeoutError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param ms The time the body had.
+   */
+  constructor(ms: number) {
+    super(`the body did not arrive within ${ms} ms`);
+    this.name = "BodyTimeoutError";
+  }
+}
+
+interface PendingBody {
+  /** The tick the read started in. */
+  readonly tick: number;
+  readonly expire: () => void;
+}
+
+/**
+ * The deadline of request bodies: a body not fully received within `ms` of
+ * the start of its read is given up ({@link BodyTimeoutError}), at most a
+ * quarter of `ms` (or 1 s) late. One timer serves every pending read (they
+ * expire in the order they started), running only while reads are pending
+ * and never keeping the process alive; a read costs no clock reading.
+ *
+ * @example
+ * ```ts
+ * import { BodyClock, BodyTimeoutError } from "@anubis/transport-http";
+ * const clock = new BodyClock(50);
+ * const slow = new Promise((resolve) => setTimeout(resolve, 300, "late"));
+ * const failed = await clock.race(slow).catch((error) => error);
+ * if (!(failed instanceof BodyTimeoutError)) throw new Error("the body timed out");
+ * if (await clock.race(Promise.resolve(1)) !== 1) throw new Error("a body in time is read");
+ * ```
+ */
+export class BodyClock {
+  readonly #ms: number;
+  readonly #tickMs: number;
+  /** Ticks a read may take, plus the one it started in. */
+  readonly #ticks: number;
+  readonly #pending = new Set<PendingBody>();
+  #tick = 0;
+  /** Whether a read was watched since the last tick (the timer then keeps running). */
+  #busy = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * Creates the clock.
+   *
+   * @param ms How long a body may take.
+   */
+  constructor(ms: number) {
+    this.#ms = ms;
+    this.#tickMs = Math.max(10, Math.min(1000, ms / 4));
+    this.#ticks = Math.ceil(ms / this.#tickMs) + 1;
+  }
+
+  /**
+   * The time a body has, in milliseconds.
+   *
+   * @example
+   * ```ts
+   * import { BodyClock } from "@anubis/transport-http";
+   * if (new BodyClock(30_000).ms !== 30_000) throw new Error("the time given");
+   * ```
+   */
+  get ms(): number {
+    return this.#ms;
+  }
+
+  /**
+   * Calls `expire` once the body's time is up, unless the returned function
+   * (the read is over) was called first.
+   *
+   * @param expire Gives the read up.
+   * @returns Ends the watch.
+   *
+   * @example
+   * ```ts
+   * import { BodyClock } from "@anubis/transport-http";
+   * const clock = new BodyClock(10);
+   * const done = clock.watch(() => {
+   *   throw new Error("not called: the read ended in time");
+   * });
+   * done();
+   * ```
+   */
+  watch(expire: () => void): () => void {
+    const pending = this.#add(expire);
+    return () => void this.#pending.delete(pending);
+  }
+
+  /**
+   * Settles as `read` does, or rejects with {@link BodyTimeoutError} once the
+   * body's time is up.
+   *
+   * @param read The read (`request.json()`).
+   * @returns What the read gives.
+   *
+   * @example
+   * ```ts
+   * import { BodyClock } from "@anubis/transport-http";
+   * const clock = new BodyClock(1_000);
+   * if ((await clock.race(Promise.resolve("text"))) !== "text") throw new Error("the read's value");
+   * ```
+   */
+  race<T>(read: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const pending = this.#add(() => {
+        read.catch(() => {}); // given up: its own failure, later, concerns nobody
+        reject(new BodyTimeoutError(this.#ms));
+      });
+      read.then((value) => {
+        this.#pending.delete(pending);
+        resolve(value);
+      }, (error) => {
+        this.#pending.delete(pending);
+        reject(error);
+      });
+    });
+  }
+
+  #add(expire: () => void): PendingBody {
+    const pending: PendingBody = { tick: this.#tick, expire };
+    this.#pending.add(pending);
+    this.#busy = true;
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => this.#advance(), this.#tickMs);
+      (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(
+        this.#timer as unknown as number,
+      );
+    }
+    return pending;
+  }
+
+  #advance(): void {
+    const due = ++this.#tick - this.#ticks;
+    const busy = this.#busy;
+    this.#busy = false;
+    for (const pending of this.#pending) {
+      if (pending.tick > due) break; // started later: not yet due
+      this.#pending.delete(pending);
+      pending.expire();
+    }
+    // Stopped after a tick with no read at all: starting and stopping a
+    // timer per request would cost more than the read.
+    if (this.#pending.size === 0 && !busy) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
 }
 
 /** The largest announced body read with `json()`, which reserves its announced length up front. */
@@ -70,9 +240,18 @@ const RESERVE_MAX_BYTES = 64 * 1024;
  * arrived (doubling from 16 KiB, never past the announced length), with
  * reads of its own size, so a slow client holds what it sent.
  */
-async function readAnnounced(request: Request, announced: number): Promise<string> {
+async function readAnnounced(
+  request: Request,
+  announced: number,
+  clock: BodyClock | undefined,
+): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader({ mode: "byob" });
+  let expired = false;
+  const done = clock?.watch(() => {
+    expired = true;
+    reader.cancel().catch(() => {});
+  });
   let buffer = new Uint8Array(Math.min(announced, 16 * 1024));
   let used = 0;
   try {
@@ -83,11 +262,13 @@ async function readAnnounced(request: Request, announced: number): Promise<strin
         buffer = grown;
       }
       const { value, done } = await reader.read(buffer.subarray(used));
+      if (expired) throw new BodyTimeoutError(clock!.ms);
       if (done || !value) break;
       buffer = new Uint8Array(value.buffer); // the read hands the buffer back
       used += value.byteLength;
     }
   } finally {
+    done?.();
     reader.releaseLock();
   }
   return new TextDecoder("utf-8", { ignoreBOM: true }).decode(buffer.subarray(0, used));
@@ -97,21 +278,35 @@ async function readAnnounced(request: Request, announced: number): Promise<strin
  * Reads a body without `Content-Length` as text (a byte order mark kept),
  * stopping once it passes `maxBytes`.
  */
-async function readUnannounced(request: Request, maxBytes: number): Promise<string | undefined> {
+async function readUnannounced(
+  request: Request,
+  maxBytes: number,
+  clock: BodyClock | undefined,
+): Promise<string | undefined> {
   if (!request.body) return "";
   const reader = request.body.getReader();
+  let expired = false;
+  const watching = clock?.watch(() => {
+    expired = true;
+    reader.cancel().catch(() => {});
+  });
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   let text = "";
   let total = 0;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return undefined;
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (expired) throw new BodyTimeoutError(clock!.ms);
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return undefined;
+      }
+      text += decoder.decode(value, { stream: true });
     }
-    text += decoder.decode(value, { stream: true });
+  } finally {
+    watching?.();
   }
   return text + decoder.decode();
 }

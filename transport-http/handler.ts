@@ -23,15 +23,15 @@ import {
   type SessionStore,
 } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { readMessage } from "./body.ts";
+import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
-import { type AuthInfo, type AuthOptions, ResourceServer } from "./auth.ts";
+import { type AuthOptions, principalOf, ResourceServer } from "./auth.ts";
 import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 import { type HttpLimits, StreamCounter } from "./limits.ts";
-import type { RequestContext, ServeInfoLike } from "./request_context.ts";
+import { clientOf, type RequestContext, type ServeInfoLike } from "./request_context.ts";
 import { PostStreams } from "./post_stream.ts";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import { SessionTable } from "./session_table.ts";
@@ -97,18 +97,50 @@ export interface HttpHandlerOptions extends OriginPolicy {
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
   /**
+   * A POST body must be fully received within this long of its read starting
+   * (default 30 s; 0 turns it off), else the answer is 408 and the
+   * connection is closed: a client that sends its body slowly cannot hold
+   * the request forever. (`Deno.serve` has no header or idle keep-alive
+   * timeout to set; see the README.)
+   */
+  bodyTimeoutMs?: number;
+  /**
    * The most live legacy sessions (default 10,000). When full, the oldest
    * session whose handshake never finished makes room; with none, `initialize`
    * gets 503 with a `Retry-After` of when the stalest session can expire.
    */
   maxSessions?: number;
   /**
+   * The most live legacy sessions one client may hold (default 1,000, a tenth
+   * of the table); beyond it `initialize` gets 429 (after the client's own
+   * oldest unfinished handshake made room, if it has one). The client is the
+   * middleware's `client` (see `RequestContext`), else the remote address
+   * `Deno.serve` passes: behind a proxy, set `client` or every client
+   * counts as one.
+   */
+  maxSessionsPerClient?: number;
+  /**
    * A legacy session whose client never sent `notifications/initialized`
    * expires after this long without a message (default 10 s).
    */
   handshakeMs?: number;
+  /**
+   * The most entries in a JSON-RPC batch (2025-03-26; default 1,000). A longer
+   * batch gets one -32600 error (HTTP 400), not an answer per entry.
+   */
+  maxBatchEntries?: number;
+  /**
+   * The most bytes of JSON in a batch's answer (default 8 MiB); responses past
+   * it become short -32603 errors for their ids.
+   */
+  maxBatchAnswerBytes?: number;
   /** The most open standalone and listen streams (default 1,000); beyond it 503. */
   maxStreams?: number;
+  /**
+   * The most open standalone and listen streams one client may hold (default
+   * 100); beyond it 429. The client as for `maxSessionsPerClient`.
+   */
+  maxStreamsPerClient?: number;
   /** A legacy session idle this long expires (default 30 minutes); also the session store TTL. */
   sessionIdleMs?: number;
   /** How long a dropped standalone stream's events wait for a reconnect (default 60 s). */
@@ -206,6 +238,7 @@ export function createHttpHandler(
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const sessions = new SessionTable(engine, {
     maxSessions: options.maxSessions ?? 10_000,
+    maxSessionsPerClient: options.maxSessionsPerClient ?? 1_000,
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
     handshakeMs: options.handshakeMs,
     sessionStore: options.sessionStore,
@@ -217,11 +250,25 @@ export function createHttpHandler(
       keepAliveMs,
     },
   });
-  const streams = new StreamCounter(maxStreams);
-  const limits: HttpLimits = { maxStreams, keepAliveMs, resumable: eventStore !== undefined };
+  const streams = new StreamCounter(maxStreams, options.maxStreamsPerClient ?? 100);
+  const limits: HttpLimits = {
+    maxStreams,
+    keepAliveMs,
+    resumable: eventStore !== undefined,
+    maxBatchEntries: options.maxBatchEntries,
+    maxBatchAnswerBytes: options.maxBatchAnswerBytes,
+  };
   const posts = eventStore &&
     new PostStreams(eventStore, { retryMs: options.retryMs ?? 3_000, keepAliveMs });
-  const legacy = new LegacyEndpoint(engine, sessions, streams, limits, posts);
+  // With auth, a legacy session belongs to the principal that opened it.
+  const legacy = new LegacyEndpoint(
+    engine,
+    sessions,
+    streams,
+    limits,
+    posts,
+    options.auth && principalOf,
+  );
   const stateless = new StatelessEndpoint(engine, streams, limits);
   const cors = options.cors && new Cors(options.cors);
   const guard = new OriginGuard(
@@ -233,13 +280,14 @@ export function createHttpHandler(
   const path = options.path ?? "/mcp";
   const auth = options.auth && new ResourceServer(options.auth, path === false ? "/" : path);
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
     if (buckets !== undefined) {
-      const info = context?.authInfo as AuthInfo | undefined;
       const address = (context as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-      const wait = buckets.take(info?.subject ?? info?.clientId ?? address?.hostname ?? "");
+      const wait = buckets.take(principalOf(context?.authInfo) ?? address?.hostname ?? "");
       if (wait > 0) {
         return await refuse(
           request,
@@ -268,8 +316,18 @@ export function createHttpHandler(
     }
     let decoded: Decoded | undefined;
     try {
-      decoded = await readMessage(request, maxBodyBytes);
-    } catch {
+      decoded = await readMessage(request, maxBodyBytes, clock);
+    } catch (error) {
+      if (error instanceof BodyTimeoutError) {
+        return errorResponseOf(
+          408,
+          null,
+          ErrorCode.INVALID_REQUEST,
+          `Request Timeout: ${error.message}`,
+          undefined,
+          { connection: "close" },
+        );
+      }
       // The client went away mid-body (or sent a broken one): its fault, not
       // a defect to log, and most likely nobody reads this answer.
       return errorResponseOf(
@@ -308,40 +366,18 @@ export function createHttpHandler(
 
   // Not async, so routing costs no suspended frame of its own: the handler
   // below awaits (and catches) whatever it returns.
-  // Legacy sessions belong to the principal that opened them (bounded; in
-  // this instance's memory).
-  const owners = new Map<string, string>();
-  const maxOwners = options.maxSessions ?? 10_000;
   const authenticated = async (request: Request, context?: RequestContext) => {
     const outcome = await auth!.authenticate(request);
     if ("response" in outcome) return await refuse(request, outcome.response);
-    const principal = outcome.info.subject ?? outcome.info.clientId ?? "";
-    const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId !== null) {
-      const owner = owners.get(sessionId);
-      if (owner !== undefined && owner !== principal) {
-        // Another caller's session: answered as if it did not exist.
-        return await refuse(
-          request,
-          errorResponseOf(404, null, ErrorCode.INVALID_REQUEST, "Not Found: no such session"),
-        );
-      }
-    }
     // Not a spread: Deno's handler info (the context without a middleware)
     // has getters that build objects on every read.
     const authed: RequestContext = { authInfo: outcome.info };
     if (context?.assigns) authed.assigns = context.assigns;
-    const response = await route(request, authed);
-    if (sessionId === null) {
-      const opened = response.headers.get("mcp-session-id");
-      if (opened !== null) {
-        if (owners.size >= maxOwners) owners.delete(owners.keys().next().value!);
-        owners.set(opened, principal);
-      }
-    } else if (request.method === "DELETE" && response.ok) {
-      owners.delete(sessionId);
-    }
-    return response;
+    // The per-client caps count an authenticated caller by its principal.
+    const principal = principalOf(outcome.info);
+    const client = principal !== undefined ? `principal:${principal}` : clientOf(context);
+    if (client !== undefined) authed.client = client;
+    return await route(request, authed);
   };
 
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {

@@ -130,6 +130,13 @@ export function checkStatelessHeaders(
   const params = message.params ?? {};
   const nameParam = NAME_PARAM[message.method];
   if (nameParam) {
+    // A name that is no string is a bad body (-32602), not a header mismatch.
+    if (typeof params[nameParam] !== "string") {
+      return new McpError(
+        ErrorCode.INVALID_PARAMS,
+        `Invalid params: ${nameParam} must be a string`,
+      );
+    }
     const raw = headers.get("mcp-name");
     if (raw === null) return missing("Mcp-Name");
     const name = decodeHeaderValue(raw);

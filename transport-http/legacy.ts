@@ -10,19 +10,23 @@
 import {
   batchContentRefusal,
   batchSessionRefusal,
+  batchSizeRefusal,
+  boundBatchAnswer,
   type Decoded,
+  encodeOutbound,
   type Engine,
   ErrorCode,
   type Exchange,
   type JsonRpcMessage,
+  reportUnencodable,
   type RequestId,
   splitBatch,
 } from "@anubis/core";
-import type { HttpLimits, StreamCounter } from "./limits.ts";
+import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
-import { exchangeOf, type RequestContext } from "./request_context.ts";
+import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
-import { accepted, errorResponseOf, jsonResponse } from "./responses.ts";
+import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
 import type { SessionEntry, SessionTable } from "./session_table.ts";
 import type { SseStream } from "./sse_stream.ts";
 
@@ -118,6 +122,7 @@ export class LegacyEndpoint {
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
   readonly #posts: PostStreams | undefined;
+  readonly #principalOf: ((authInfo: unknown) => string | undefined) | undefined;
   /** The last `Accept` value seen and its verdict: clients repeat theirs on every request. */
   #lastAccept: string | null | undefined;
   #lastAcceptsBoth = false;
@@ -130,6 +135,9 @@ export class LegacyEndpoint {
    * @param streams The open-stream bound (standalone streams count).
    * @param limits Keep-alive and resumability.
    * @param posts Records POST streams for resumption (with an event store).
+   * @param principalOf Binds each session to the principal that opened it,
+   *   read from the request's `authInfo`: another principal's requests find
+   *   no session. Unset, sessions are not bound.
    */
   constructor(
     engine: Engine,
@@ -137,12 +145,14 @@ export class LegacyEndpoint {
     streams: StreamCounter,
     limits: HttpLimits,
     posts?: PostStreams,
+    principalOf?: (authInfo: unknown) => string | undefined,
   ) {
     this.#engine = engine;
     this.#sessions = sessions;
     this.#streams = streams;
     this.#limits = limits;
     this.#posts = posts;
+    this.#principalOf = principalOf;
   }
 
   /**
@@ -272,6 +282,8 @@ export class LegacyEndpoint {
     entries: readonly Decoded[],
     context?: RequestContext,
   ): Promise<Response> {
+    const tooLong = batchSizeRefusal(entries.length, this.#limits.maxBatchEntries);
+    if (tooLong) return errorResponseOf(400, null, ErrorCode.INVALID_REQUEST, tooLong);
     const { messages, errors } = splitBatch(entries);
     const refused = batchContentRefusal(messages);
     if (refused) return errorResponseOf(400, null, ErrorCode.INVALID_REQUEST, refused);
@@ -291,12 +303,32 @@ export class LegacyEndpoint {
       if ("method" in message) handled.push(message);
       else this.#sessions.answer(found, message);
     }
+    const keepAliveMs = this.#limits.keepAliveMs;
     return await respond(async ({ emit }) => {
       const responses = await this.#engine.handleBatch(handled, { ...exchange, emit });
       await this.#persist(found);
-      const all = [...errors, ...responses];
+      const all = boundBatchAnswer([...errors, ...responses], this.#limits.maxBatchAnswerBytes);
       return all.length > 0 ? { body: all, status: 200 } : undefined;
-    }, { keepAliveMs: this.#limits.keepAliveMs, cancelOnDisconnect: false });
+    }, {
+      keepAliveMs,
+      cancelOnDisconnect: false,
+      // A 2025-03-26 POST stream cannot be resumed: when the client leaves,
+      // nobody can receive the answers, so the batch's pending work is
+      // cancelled. A batch still working after a keep-alive interval answers
+      // as an SSE stream, whose keep-alive comments find a client that left.
+      abandoned: hasRequest
+        ? {
+          requestSignal: () => request.signal,
+          upgradeAfterMs: keepAliveMs,
+          cancel: () => {
+            for (const message of handled) {
+              const id = requestIdOf(message);
+              if (id !== null) found.session.cancel(id, "the client disconnected");
+            }
+          },
+        }
+        : undefined,
+    });
   }
 
   /**
@@ -348,13 +380,14 @@ export class LegacyEndpoint {
     if (found instanceof Response) return found;
     const session = found.session;
     const resumed = this.#posts && postStreamCursorOf(request.headers.get("last-event-id") ?? "");
-    if (resumed) return await this.#resumePost(found, resumed.key, resumed.cursor);
-    const standalone = this.#sessions.streamOf(found);
-    const release = this.#streams.acquire();
-    // Superseding the session's own stream needs no new slot.
-    if (!release && !standalone.attached) {
-      return errorResponseOf(503, null, ErrorCode.INTERNAL_ERROR, "Too many open streams");
+    if (resumed) {
+      return await this.#resumePost(found, resumed.key, resumed.cursor, clientOf(context));
     }
+    const standalone = this.#sessions.streamOf(found);
+    const client = clientOf(context);
+    const release = this.#streams.acquire(client);
+    // Superseding the session's own stream needs no new slot.
+    if (!release && !standalone.attached) return streamRefusal(this.#streams, null);
     const resumable = this.#limits.resumable;
     const priming = resumable && session.dialect!.transportRules.primingEvents === true;
     let stream;
@@ -370,19 +403,22 @@ export class LegacyEndpoint {
     }
     // A superseded connection gave its slot back while attaching: take it.
     // This one may itself have been superseded meanwhile: it holds nothing.
-    const slot = release ?? this.#streams.acquire();
+    const slot = release ?? this.#streams.acquire(client);
     if (slot) releaseOnEnd(stream, slot);
     this.#sessions.hold(found, stream.signal);
     return stream.response({ "mcp-session-id": session.id! });
   }
 
   /** `GET` with the `Last-Event-ID` of a POST stream: the rest of that stream. */
-  async #resumePost(entry: SessionEntry, key: number, cursor: number): Promise<Response> {
+  async #resumePost(
+    entry: SessionEntry,
+    key: number,
+    cursor: number,
+    client: string | undefined,
+  ): Promise<Response> {
     const session = entry.session;
-    const release = this.#streams.acquire();
-    if (!release) {
-      return errorResponseOf(503, null, ErrorCode.INTERNAL_ERROR, "Too many open streams");
-    }
+    const release = this.#streams.acquire(client);
+    if (!release) return streamRefusal(this.#streams, null);
     let stream;
     try {
       stream = await this.#posts!.resume(session.id!, key, cursor);
@@ -470,16 +506,44 @@ export class LegacyEndpoint {
     context?: RequestContext,
   ): Promise<Response> {
     const id = requestIdOf(message);
-    const entry = this.#sessions.create();
+    const sessionId = request.headers.get("mcp-session-id")?.trim();
+    if (sessionId && await this.#sessions.exists(sessionId)) {
+      // A session is initialized once; an unknown id is ignored (a new session is minted).
+      return errorResponseOf(
+        400,
+        id,
+        ErrorCode.INVALID_REQUEST,
+        "Invalid Request: initialize must not carry an Mcp-Session-Id (the session is initialized already)",
+      );
+    }
+    const client = clientOf(context);
+    if (this.#sessions.clientFull(client)) {
+      return errorResponseOf(
+        429,
+        id,
+        ErrorCode.INTERNAL_ERROR,
+        "Too many sessions for this client",
+        undefined,
+        { "retry-after": String(this.#sessions.retryAfterSeconds) },
+      );
+    }
+    const entry = this.#sessions.create(client);
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
+    if (this.#principalOf) entry.owner = this.#principalOf(context?.authInfo) ?? "";
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
     });
-    if (!reply || "error" in reply.message) {
+    // An answer JSON cannot encode (an `init` error's data) becomes -32603 for the id.
+    let unencodable = false;
+    const text = reply && encodeOutbound(reply.message, (problem) => {
+      unencodable = true;
+      reportUnencodable(problem);
+    });
+    if (!reply || text === undefined || unencodable || "error" in reply.message) {
       this.#sessions.discard(entry);
-      return reply
-        ? jsonResponse(reply.message, 400)
+      return text !== undefined
+        ? jsonTextResponse(text, 400)
         : errorResponseOf(400, id, ErrorCode.INVALID_REQUEST, "initialize was not answered");
     }
     try {
@@ -489,7 +553,7 @@ export class LegacyEndpoint {
       console.error("anubis: session store failed saving a new session:", error);
       return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
     }
-    return jsonResponse(reply.message, 200, { "mcp-session-id": entry.session.id! });
+    return jsonTextResponse(text, 200, { "mcp-session-id": entry.session.id! });
   }
 
   /**
@@ -524,7 +588,14 @@ export class LegacyEndpoint {
         "Internal error: the session could not be loaded or restored",
       );
     }
-    if (!entry) return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
+    if (
+      !entry ||
+      (entry !== "full" && entry.owner !== undefined &&
+        entry.owner !== (this.#principalOf?.(exchange.authInfo) ?? ""))
+    ) {
+      // Unknown, or another principal's: the same answer either way.
+      return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
+    }
     if (entry === "full") return tooManySessions(id, this.#sessions.retryAfterSeconds);
     const header = request.headers.get("mcp-protocol-version")?.trim();
     const version = entry.session.dialect!.version;

@@ -4,6 +4,9 @@
  * @module
  */
 
+import { ErrorCode, type RequestId } from "@anubis/core";
+import { errorResponseOf } from "./responses.ts";
+
 /**
  * The limits and timings the endpoints share.
  *
@@ -20,10 +23,15 @@ export interface HttpLimits {
   keepAliveMs: number;
   /** Whether an event store is configured. */
   resumable: boolean;
+  /** The most entries in a JSON-RPC batch (default 1,000); beyond it one -32600. */
+  maxBatchEntries?: number;
+  /** The most bytes of JSON in a batch's answer (default 8 MiB); see `boundBatchAnswer`. */
+  maxBatchAnswerBytes?: number;
 }
 
 /**
- * Counts open long-lived streams against a bound.
+ * Counts open long-lived streams against a bound, and each client's against
+ * a bound of its own, so one client cannot take every slot.
  *
  * @example
  * ```ts
@@ -37,14 +45,18 @@ export interface HttpLimits {
 export class StreamCounter {
   #open = 0;
   readonly #max: number;
+  readonly #maxPerClient: number;
+  readonly #perClient = new Map<string, number>();
 
   /**
    * Creates the counter.
    *
    * @param max The bound.
+   * @param maxPerClient The bound for one client (default: none but `max`).
    */
-  constructor(max: number) {
+  constructor(max: number, maxPerClient = Infinity) {
     this.#max = max;
+    this.#maxPerClient = maxPerClient;
   }
 
   /**
@@ -65,27 +77,83 @@ export class StreamCounter {
   }
 
   /**
-   * Takes a slot.
-   *
-   * @returns The release function, or `undefined` when every slot is taken.
+   * Whether every slot is taken (a refused `acquire` was the bound's, not
+   * the client's).
    *
    * @example
    * ```ts
    * import { StreamCounter } from "@anubis/transport-http";
-   * const counter = new StreamCounter(1);
-   * const release = counter.acquire();
-   * console.log(counter.acquire()); // undefined
-   * release?.();
-   * release?.(); // releasing twice frees one slot only
-   * console.log(counter.open, counter.acquire() !== undefined); // 0 true
+   * const counter = new StreamCounter(2, 1);
+   * counter.acquire("10.0.0.1");
+   * if (counter.acquire("10.0.0.1") !== undefined || counter.full) {
+   *   throw new Error("the client's own bound refused it");
+   * }
    * ```
    */
-  acquire(): (() => void) | undefined {
+  get full(): boolean {
+    return this.#open >= this.#max;
+  }
+
+  /**
+   * Takes a slot.
+   *
+   * @param client Who asks (an address or a principal); without one only the bound counts.
+   * @returns The release function, or `undefined` when every slot, or every
+   * slot the client may hold, is taken.
+   *
+   * @example
+   * ```ts
+   * import { StreamCounter } from "@anubis/transport-http";
+   * const counter = new StreamCounter(3, 1);
+   * const release = counter.acquire("10.0.0.1");
+   * if (counter.acquire("10.0.0.1") !== undefined) throw new Error("one per client");
+   * if (counter.acquire("10.0.0.2") === undefined) throw new Error("another client has room");
+   * release?.();
+   * release?.(); // releasing twice frees one slot only
+   * if (counter.open !== 1 || counter.acquire("10.0.0.1") === undefined) throw new Error("freed");
+   * ```
+   */
+  acquire(client?: string): (() => void) | undefined {
     if (this.#open >= this.#max) return undefined;
+    if (client !== undefined) {
+      const held = this.#perClient.get(client) ?? 0;
+      if (held >= this.#maxPerClient) return undefined;
+      this.#perClient.set(client, held + 1);
+    }
     this.#open++;
     let released = false;
     return () => {
-      if (!released) (released = true, this.#open--);
+      if (released) return;
+      released = true;
+      this.#open--;
+      if (client === undefined) return;
+      const held = this.#perClient.get(client)! - 1;
+      if (held === 0) this.#perClient.delete(client);
+      else this.#perClient.set(client, held);
     };
   }
+}
+
+/**
+ * The answer to a stream the counter refused: 503 when every slot is taken,
+ * 429 when the client holds as many as it may.
+ *
+ * @param streams The counter that refused.
+ * @param id The request id, if any.
+ * @returns The error response.
+ *
+ * @example
+ * ```ts
+ * import { StreamCounter, streamRefusal } from "@anubis/transport-http";
+ * const counter = new StreamCounter(2, 1);
+ * counter.acquire("10.0.0.1");
+ * const refusal = streamRefusal(counter, null);
+ * if (refusal.status !== 429) throw new Error(String(refusal.status));
+ * await refusal.body?.cancel();
+ * ```
+ */
+export function streamRefusal(streams: StreamCounter, id: RequestId | null): Response {
+  return streams.full
+    ? errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many open streams")
+    : errorResponseOf(429, id, ErrorCode.INTERNAL_ERROR, "Too many open streams for this client");
 }

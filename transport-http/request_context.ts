@@ -24,6 +24,14 @@ export interface RequestContext {
   assigns?: Record<string, unknown>;
   /** Authentication facts (a verified token's claims, say). */
   authInfo?: unknown;
+  /**
+   * Who the client is, for the per-client caps on sessions and streams (an
+   * address, or a principal once authenticated). Without it the handler
+   * uses the remote address `Deno.serve` passes; a handler mounted behind a
+   * proxy or a router should set it (from `X-Forwarded-For`, say), or every
+   * client counts as one.
+   */
+  client?: string;
 }
 
 /**
@@ -62,4 +70,30 @@ export function exchangeOf(request: Request, context?: RequestContext): Exchange
   if (context?.assigns) exchange.assigns = context.assigns;
   if (context?.authInfo !== undefined) exchange.authInfo = context.authInfo;
   return exchange;
+}
+
+/**
+ * Who a request's client is, for the per-client caps: the middleware's
+ * `client`, else the hostname of `Deno.serve`'s remote address, else
+ * `undefined` (no per-client cap applies).
+ *
+ * @param context The handler's second argument.
+ * @returns The client's key.
+ *
+ * @example
+ * ```ts
+ * import { clientOf } from "@anubis/transport-http";
+ * const info = { remoteAddr: { transport: "tcp", hostname: "127.0.0.2", port: 50_000 } };
+ * if (clientOf(info) !== "127.0.0.2") throw new Error("the remote address");
+ * if (clientOf({ client: "user:ada" }) !== "user:ada") throw new Error("the middleware's key");
+ * if (clientOf(undefined) !== undefined) throw new Error("nobody");
+ * ```
+ */
+export function clientOf(context: RequestContext | ServeInfoLike | undefined): string | undefined {
+  if (context === undefined) return undefined;
+  if ("client" in context && typeof context.client === "string") return context.client;
+  const remote = (context as Partial<ServeInfoLike>).remoteAddr as
+    | { hostname?: unknown }
+    | undefined;
+  return typeof remote?.hostname === "string" ? remote.hostname : undefined;
 }

@@ -62,6 +62,15 @@ export interface RespondOptions {
   recorded?: () => PostStream;
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /**
+   * Legacy batches: work nobody can receive once the client leaves. `cancel`
+   * runs when the request's signal aborts or an upgraded stream is cancelled
+   * before the work finished. On Deno the request's signal fires for a client
+   * that left only while its connection is still read (small bodies), so work
+   * still running after `upgradeAfterMs` (when > 0) upgrades the answer to
+   * SSE, whose keep-alive comments fail once the client is gone.
+   */
+  abandoned?: { requestSignal: () => AbortSignal; upgradeAfterMs: number; cancel: () => void };
 }
 
 /**
@@ -131,9 +140,23 @@ export function respond(
     return controller.signal;
   };
   options.inflight?.add(cancel);
+  const abandoned = options.abandoned;
+  let abandon: (() => void) | undefined;
+  let upgradeTimer: ReturnType<typeof setTimeout> | undefined;
+  if (abandoned) {
+    abandon = () => {
+      if (!finished) abandoned.cancel();
+    };
+    abandoned.requestSignal().addEventListener("abort", abandon, { once: true });
+    if (abandoned.upgradeAfterMs > 0) {
+      upgradeTimer = setTimeout(() => stream ??= upgrade(), abandoned.upgradeAfterMs);
+    }
+  }
   const upgrade = (): SseStream => {
+    clearTimeout(upgradeTimer);
     recorded = options.recorded?.();
     const opened = recorded?.body ?? new SseStream({ keepAliveMs: options.keepAliveMs });
+    if (abandon) opened.signal.addEventListener("abort", abandon, { once: true });
     if (options.cancelOnDisconnect) opened.signal.addEventListener("abort", cancel, { once: true });
     resolve(opened.response(options.headers));
     return opened;
@@ -155,6 +178,7 @@ export function respond(
   };
   const settle = (outcome: Outcome) => {
     finished = true;
+    clearTimeout(upgradeTimer);
     options.inflight?.delete(cancel);
     try {
       // A response JSON cannot encode goes out as -32603 for its id.

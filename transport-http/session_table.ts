@@ -38,6 +38,11 @@ import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_str
 export interface SessionTableOptions {
   /** The most live sessions; `initialize` is refused beyond it. */
   maxSessions: number;
+  /**
+   * The most live sessions one client may hold (see {@link SessionTable.clientFull});
+   * default: no bound but `maxSessions`.
+   */
+  maxSessionsPerClient?: number;
   /** A session with no message and no open stream for this long expires. */
   idleMs: number;
   /**
@@ -80,6 +85,13 @@ export interface SessionEntry {
   saved?: string;
   /** When the store's TTL was last extended. */
   touchedAt: number;
+  /** Who opened it, for the per-client bound. */
+  client?: string;
+  /**
+   * The principal that opened it, when the endpoint binds sessions to
+   * principals (auth on); another principal finds no session.
+   */
+  owner?: string;
 }
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
@@ -105,6 +117,11 @@ function newSessionId(): string {
   // Decoded as one flat string: appending 16 pieces would build a rope, which
   // the session map would first have to flatten to hash it.
   return asciiDecoder.decode(idDigits);
+}
+
+/** Whether a session may make room: its handshake never finished and nothing holds it. */
+function evictable({ session, stream }: SessionEntry): boolean {
+  return !session.initialized && !stream?.attached && session.inflightCount === 0;
 }
 
 /** The record without its timestamp, as compared to skip saving an unchanged record. */
@@ -138,6 +155,8 @@ export class SessionTable {
   readonly #engine: Engine;
   readonly #options: SessionTableOptions;
   readonly #entries = new Map<string, SessionEntry>();
+  /** Each client's sessions, oldest first. */
+  readonly #byClient = new Map<string, Set<SessionEntry>>();
   readonly #restoring = new Map<string, Promise<SessionEntry | "full" | undefined>>();
   readonly #links: SessionLinks;
   readonly #streamOptions: StandaloneStreamOptions;
@@ -237,14 +256,65 @@ export class SessionTable {
    * engine.close();
    * ```
    */
-  create(): SessionEntry | undefined {
+  create(client?: string): SessionEntry | undefined {
     if (this.#full()) return undefined;
     const session = this.#engine.createSession({
       id: newSessionId(),
       transport: "http",
       onMessage: this.#deliver,
     });
-    return this.#register(session);
+    const entry = this.#register(session);
+    if (client !== undefined) {
+      entry.client = client;
+      let held = this.#byClient.get(client);
+      if (!held) this.#byClient.set(client, held = new Set());
+      held.add(entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Whether a client holds as many sessions as `maxSessionsPerClient`
+   * allows, after making room by expiring its own oldest session whose
+   * handshake never finished: a client that floods `initialize` displaces
+   * only its own sessions, and others keep room in the table.
+   *
+   * @param client Who asks; `undefined` is never full.
+   * @returns `true` when the client may open no session now.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, {
+   *   maxSessions: 10,
+   *   maxSessionsPerClient: 1,
+   *   idleMs: 60_000,
+   *   stream,
+   * });
+   * table.create("10.0.0.1")!.session.initialized = true;
+   * if (!table.clientFull("10.0.0.1")) throw new Error("one finished session is the bound");
+   * if (table.clientFull("10.0.0.2")) throw new Error("another client has room");
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  clientFull(client: string | undefined): boolean {
+    const max = this.#options.maxSessionsPerClient;
+    if (client === undefined || max === undefined) return false;
+    const held = this.#byClient.get(client);
+    if (!held || held.size < max) return false;
+    for (const entry of held) {
+      if (!evictable(entry)) continue;
+      this.#expire(entry);
+      return false;
+    }
+    return true;
   }
 
   /**
@@ -272,6 +342,36 @@ export class SessionTable {
    */
   streamOf(entry: SessionEntry): StandaloneStream {
     return entry.stream ??= new StandaloneStream(entry.session.id!, this.#streamOptions);
+  }
+
+  /**
+   * Whether a session with this id is live here or stored, without
+   * restoring it (a store that cannot be read counts as not stored).
+   *
+   * @param id The `Mcp-Session-Id`.
+   * @returns `true` when the session exists.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, Engine } from "@anubis/core";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "@anubis/transport-http";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * if (!await table.exists(entry.session.id!)) throw new Error("a live session exists");
+   * if (await table.exists("0123456789abcdef")) throw new Error("an unknown one does not");
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  async exists(id: string): Promise<boolean> {
+    if (this.#entries.has(id)) return true;
+    const store = this.#options.sessionStore;
+    return store !== undefined && await store.load(id).catch(() => undefined) !== undefined;
   }
 
   /**
@@ -508,6 +608,10 @@ export class SessionTable {
   discard(entry: SessionEntry): void {
     const id = entry.session.id!;
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
+    if (entry.client !== undefined) {
+      const held = this.#byClient.get(entry.client);
+      if (held?.delete(entry) && held.size === 0) this.#byClient.delete(entry.client);
+    }
     entry.stream?.close();
     this.#engine.dropSession(entry.session);
   }
@@ -604,8 +708,7 @@ export class SessionTable {
     if (this.#entries.size < this.#options.maxSessions) return false;
     // Insertion order is creation order: the first unfinished handshake is the oldest.
     for (const entry of this.#entries.values()) {
-      const { session, stream } = entry;
-      if (session.initialized || stream?.attached || session.inflightCount > 0) continue;
+      if (!evictable(entry)) continue;
       this.#expire(entry);
       return false;
     }

@@ -14,6 +14,15 @@ import { isPostStreamRecord } from "./post_stream.ts";
 import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
 import { SseStream } from "./sse_stream.ts";
 
+/**
+ * The SSE event that tells a resuming client its events `from` to `to`
+ * (ids, inclusive) are gone from the store: `event: gap`, data
+ * `{"from":from,"to":to}`, no id (the cursor does not move).
+ */
+function encodeGap(from: number, to: number): Uint8Array {
+  return encodeSseEvent({ event: "gap", data: JSON.stringify({ from, to }) });
+}
+
 /** The record that opens a standalone connection: skipped on replay, and no POST stream. */
 const STREAM_OPENED = "GET\n";
 
@@ -236,9 +245,13 @@ export class StandaloneStream {
         stream.write(encodeSseEvent({ id: cursor, retry: this.#options.retryMs, data: "" }));
       }
       if (lastEventId !== undefined) {
-        for (const event of await store.replay(this.sessionId, cursor)) {
-          this.#deliver(connection, event);
-        }
+        const events = await store.replay(this.sessionId, cursor);
+        // Ids are consecutive per session: a first event past the next id
+        // means the store dropped what lay between (its retention). Said
+        // before the replay, as an `event: gap` clients that do not know it ignore.
+        const next = events.length > 0 ? events[0].id : latest + 1;
+        if (next > cursor + 1) stream.write(encodeGap(cursor + 1, next - 1));
+        for (const event of events) this.#deliver(connection, event);
       }
     } catch (error) {
       connection.buffer = undefined;

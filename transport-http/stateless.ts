@@ -14,9 +14,9 @@ import {
   type JsonRpcRequest,
   MetaKey,
 } from "@anubis/core";
-import type { HttpLimits, StreamCounter } from "./limits.ts";
+import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
-import { exchangeOf, type RequestContext } from "./request_context.ts";
+import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf } from "./responses.ts";
 
@@ -228,12 +228,8 @@ export class StatelessEndpoint {
     if (!("id" in message)) return engine.handle(message, exchange).then(() => accepted());
     let release: (() => void) | undefined;
     if (message.method === "subscriptions/listen") {
-      release = this.#streams.acquire();
-      if (!release) {
-        return Promise.resolve(
-          errorResponseOf(503, message.id, ErrorCode.INTERNAL_ERROR, "Too many open streams"),
-        );
-      }
+      release = this.#streams.acquire(clientOf(context));
+      if (!release) return Promise.resolve(streamRefusal(this.#streams, message.id));
     }
     return respond(async (controls) => {
       try {

@@ -8,6 +8,8 @@
 import {
   batchContentRefusal,
   batchSessionRefusal,
+  batchSizeRefusal,
+  boundBatchAnswer,
   type Decoded,
   decodeMessage,
   Engine,
@@ -43,6 +45,13 @@ export interface StdioOptions {
   registry?: Registry;
   /** The longest accepted line in bytes (default 64 MiB). */
   maxLineBytes?: number;
+  /** The most entries in a JSON-RPC batch (2025-03-26; default 1,000); beyond it one -32600. */
+  maxBatchEntries?: number;
+  /**
+   * The most bytes of JSON in a batch's answer (default 8 MiB); responses past
+   * it become short -32603 errors for their ids.
+   */
+  maxBatchAnswerBytes?: number;
   /**
    * How much unwritten output (in UTF-16 code units, about bytes) stops the
    * reading of input until the reader of the output catches up (default 4 MiB).
@@ -164,7 +173,7 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     const decoded = decodeMessage(payload);
     if (decoded.kind === "invalid" && isBlank(payload)) return;
     running++;
-    serveDecoded(engine, decoded, session, exchange, write, finished);
+    serveDecoded(engine, decoded, session, exchange, write, finished, options);
   };
   // Input read while the output is full waits here (up to HELD_INPUT_BYTES),
   // so reading goes on far enough to see a short tail of input end.
@@ -244,13 +253,15 @@ async function serveDecoded(
   exchange: { session: Session; transport: string; emit: (m: JsonRpcMessage) => Promise<void> },
   write: (message: JsonRpcMessage | JsonRpcMessage[]) => Promise<void>,
   finished: () => void,
+  limits: Pick<StdioOptions, "maxBatchEntries" | "maxBatchAnswerBytes">,
 ): Promise<void> {
   try {
     if (decoded.kind === "invalid") {
       await write(decoded.error);
     } else if (decoded.kind === "batch") {
       const { messages, errors } = splitBatch(decoded.entries);
-      const refusal = batchContentRefusal(messages) ?? batchSessionRefusal(session.dialect);
+      const refusal = batchSizeRefusal(decoded.entries.length, limits.maxBatchEntries) ??
+        batchContentRefusal(messages) ?? batchSessionRefusal(session.dialect);
       if (refusal) {
         await write(errorResponse(null, ErrorCode.INVALID_REQUEST, refusal));
         return;
@@ -258,8 +269,8 @@ async function serveDecoded(
       // As JSON-RPC 2.0 §6 and the HTTP transport: one array holds the
       // errors of the invalid entries and the responses of the rest.
       const responses = await engine.handleBatch(messages, exchange);
-      const all = [...errors, ...responses];
-      if (all.length > 0) await write(all);
+      const all = boundBatchAnswer([...errors, ...responses], limits.maxBatchAnswerBytes);
+      if (all.length > 0) await write(all as JsonRpcMessage[]);
     } else {
       const reply = await engine.handle(decoded.message, exchange);
       // Queued in order; the shutdown waits for the writer to drain.

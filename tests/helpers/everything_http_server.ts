@@ -1,5 +1,7 @@
 /**
- * `cli serve examples/everything.ts --http` as a child process on a free port.
+ * `cli serve <module> --http` as a child process, found from the line it
+ * prints on stderr; `startHttpServer` serves the everything example on a
+ * free port.
  *
  * @module
  */
@@ -10,6 +12,8 @@ const ROOT = new URL("../..", import.meta.url).pathname;
 export interface HttpServerProcess {
   /** Its endpoint. */
   url: URL;
+  /** The first line it printed on stderr (normally "anubis: listening on URL"). */
+  firstLine: string;
   /** Stops it with `signal` (default SIGTERM); resolves its exit code and stderr. Idempotent. */
   stop(signal?: Deno.Signal): Promise<{ code: number; stderr: string }>;
 }
@@ -19,7 +23,20 @@ export interface HttpServerProcess {
  * with `flags` added to its command line (stores, for instance) and `env`
  * added to its environment.
  */
-export async function startHttpServer(
+export function startHttpServer(
+  flags: string[] = [],
+  env: Record<string, string> = {},
+): Promise<HttpServerProcess> {
+  return startCli("examples/everything.ts", ["--port", "0", ...flags], env);
+}
+
+/**
+ * Spawns `cli serve module --http ...flags` (with `env` added to its
+ * environment) and waits for its "listening on" line; rejects with what it
+ * printed when it exits before listening.
+ */
+export async function startCli(
+  module: string,
   flags: string[] = [],
   env: Record<string, string> = {},
 ): Promise<HttpServerProcess> {
@@ -29,10 +46,8 @@ export async function startHttpServer(
       "-A",
       "cli/main.ts",
       "serve",
-      "examples/everything.ts",
+      module,
       "--http",
-      "--port",
-      "0",
       ...flags,
     ],
     cwd: ROOT,
@@ -62,6 +77,7 @@ export async function startHttpServer(
   let stopped: Promise<{ code: number; stderr: string }> | undefined;
   return {
     url,
+    firstLine: seen.split("\n")[0],
     stop(signal: Deno.Signal = "SIGTERM") {
       stopped ??= (async () => {
         child.kill(signal);

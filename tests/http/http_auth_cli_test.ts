@@ -12,7 +12,7 @@ import { OAuth2Server } from "oauth2-mock-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-import { spawnCli } from "../helpers/cli_child.ts";
+import { startCli } from "../helpers/everything_http_server.ts";
 
 Deno.test("auth cli: the SDK v1 client's OAuth flow gets a token from a real AS and calls a tool", async () => {
   const as = new OAuth2Server();
@@ -26,16 +26,15 @@ Deno.test("auth cli: the SDK v1 client's OAuth flow gets a token from a real AS 
     if (req.body?.resource) token.payload.aud = req.body.resource;
     token.payload.scope = req.body?.scope ?? "mcp";
   });
-  const child = await spawnCli(
-    "examples/hello.ts",
+  const child = await startCli("examples/hello.ts", [
     "--port",
     "0",
     "--auth-issuer",
     issuer,
     "--auth-jwks",
     `${issuer}/jwks`,
-  );
-  const server = { url: child.firstLine.replace("anubis: listening on ", ""), ...child };
+  ]);
+  const server = { ...child, url: child.firstLine.replace("anubis: listening on ", "") };
   let stderr = "";
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, server.firstLine);

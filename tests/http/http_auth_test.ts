@@ -94,6 +94,14 @@ function callWhoami(url: string, bearer?: string): Promise<Response> {
   });
 }
 
+/** A legacy POST's answer, sent as JSON or as one SSE event. */
+async function answerOf(
+  response: Response,
+): Promise<{ text: string; body: ReturnType<typeof JSON.parse> }> {
+  const text = await response.text();
+  return { text, body: JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]) };
+}
+
 async function refused(response: Response, status: number, error?: string): Promise<string> {
   const body = await response.json();
   assert.equal(response.status, status, JSON.stringify(body));
@@ -150,8 +158,7 @@ Deno.test("auth: metadata at both well-known paths; a valid token reaches the to
       method: "tools/call",
       params: { name: "whoami", arguments: {} },
     }, { ...legacyHeaders, "mcp-protocol-version": "2025-11-25" });
-    const text = await legacy.text();
-    const legacyBody = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]);
+    const legacyBody = (await answerOf(legacy)).body;
     assert.equal(legacyBody.result.content[0].text, "ada mcp:tools");
   } finally {
     await s.close();
@@ -338,8 +345,7 @@ Deno.test("auth: a tool's required scopes hide it from tools/list and refuse its
       method: "tools/call",
       params: { name: "admin_only", arguments: {} },
     }, legacyHeaders);
-    const text = await legacy.text();
-    const body = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]);
+    const { text, body } = await answerOf(legacy);
     assert.equal(body.error.code, -32602, text);
   } finally {
     await s.close();

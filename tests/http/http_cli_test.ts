@@ -4,13 +4,13 @@
  */
 
 import assert from "node:assert/strict";
-import { spawnCli } from "../helpers/cli_child.ts";
+import { startCli } from "../helpers/everything_http_server.ts";
 import { headers2026, initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
 
 const ROOT = new URL("../..", import.meta.url);
 
 /** Spawns the CLI on examples/hello.ts and waits for its "listening on" line. */
-const spawn = (...flags: string[]) => spawnCli("examples/hello.ts", ...flags);
+const spawn = (...flags: string[]) => startCli("examples/hello.ts", flags);
 
 Deno.test("http cli: serve --http --port 0 prints its URL and serves both eras", async () => {
   const server = await spawn("--port", "0", "--event-store", "memory");

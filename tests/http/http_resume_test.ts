@@ -298,3 +298,29 @@ Deno.test("http resume: many sessions at once each get exactly their own ids", a
     await server.close();
   }
 });
+
+Deno.test("http resume: after the store dropped events, the resumed stream says so with event: gap first", async () => {
+  const server = start({ eventStore: new MemoryEventStore({ maxEventsPerSession: 3 }) });
+  const notify = server.handler.engine.server.notify;
+  try {
+    const sessionId = await initialize(server.url, "2025-11-25");
+    // Recorded with no stream attached: ids 1..6, of which the store keeps 4..6.
+    for (let i = 0; i < 6; i++) notify.toolsListChanged();
+    const resumed = new SseReader(await open(server.url, sessionId, "1"));
+    assert.deepEqual(await resumed.next(), { id: "1", retry: "3000", data: "" });
+    assert.deepEqual(await resumed.next(), { event: "gap", data: '{"from":2,"to":3}' });
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await nextData(resumed)).id);
+    assert.deepEqual(ids, ["4", "5", "6"]);
+    await resumed.cancel();
+    // A resume with nothing dropped has no gap event.
+    const whole = new SseReader(await open(server.url, sessionId, "4"));
+    assert.deepEqual(await whole.next(), { id: "4", retry: "3000", data: "" });
+    const next = await whole.next();
+    assert.equal(next?.id, "5");
+    assert.equal(next?.event, "message");
+    await whole.cancel();
+  } finally {
+    await server.close();
+  }
+});

@@ -103,3 +103,21 @@ Deno.test("http session store: a failing store fails closed", async () => {
     await server.close();
   }
 });
+
+Deno.test("http session store: initialize naming a session another handler stored is -32600", async () => {
+  const store = new MapSessionStore();
+  const first = start({ sessionStore: store });
+  const second = start({ sessionStore: store });
+  try {
+    const sessionId = await initialize(first.url);
+    const again = await post(second.url, initializeRequest(3), { "mcp-session-id": sessionId });
+    assert.equal(again.status, 400);
+    const body = await again.json();
+    assert.equal(body.id, 3);
+    assert.equal(body.error.code, -32600);
+    assert.equal(second.handler.sessionCount, 0);
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});

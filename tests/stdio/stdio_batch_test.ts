@@ -112,3 +112,43 @@ Deno.test("stdio batch: refused as a whole after 2025-03-26, with initialize, or
   ]);
   assert.equal((await fresh.close()).code, 0);
 });
+
+Deno.test("stdio batch: beyond 1,000 entries one -32600 answers the whole batch", async () => {
+  const server = await session("2025-03-26");
+  const pings = (n: number) => `[${Array.from({ length: n }, () => PING).join(",")}]`;
+  const served = await answers(server, [pings(1000)], 1);
+  assert.equal((served[0] as unknown[]).length, 1000);
+  const ones = `[${Array(100_000).fill(1).join(",")}]`;
+  assert.deepEqual(await answers(server, [pings(1001), ones], 2), [
+    invalidRequest(
+      "Invalid Request: a JSON-RPC batch holds at most 1000 entries (this one has 1001)",
+    ),
+    invalidRequest(
+      "Invalid Request: a JSON-RPC batch holds at most 1000 entries (this one has 100000)",
+    ),
+  ]);
+  assert.equal((await server.close()).code, 0);
+});
+
+Deno.test("stdio batch: an answer past 8 MiB keeps every id, the rest as short -32603 errors", async () => {
+  const server = await session("2025-03-26");
+  const text = "x".repeat(10_000);
+  const calls = Array.from({ length: 1000 }, (_, i) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: i,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text } },
+    }));
+  const [answer] = await answers(server, [`[${calls.join(",")}]`], 1) as Record<
+    string,
+    unknown
+  >[][];
+  assert.equal(answer.length, 1000);
+  assert.deepEqual(new Set(answer.map((m) => m.id)).size, 1000);
+  const cut = answer.filter((m) => m.error);
+  assert.ok(cut.length > 0 && cut.length < 300, `${cut.length} left out`);
+  for (const m of cut) assert.equal((m.error as { code: number }).code, -32603);
+  assert.ok(server.lines.every((line) => line.length < 8 * 1024 * 1024 + 200_000));
+  assert.equal((await server.close()).code, 0);
+});
