@@ -24,6 +24,8 @@ export * from "./dialect.ts";
 export * from "./registry.ts";
 export * from "./event_store.ts";
 export * from "./session_store.ts";
+export * from "./task_store.ts";
+export * from "./memory_task_store.ts";
 export * from "./json_schema.ts";
 export * from "./uri_template.ts";
 export * from "./pagination.ts";
