@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonObject } from "./types.ts";
+import type { JsonObject, JsonValue } from "./types.ts";
 
 /**
  * A task's status. `completed`, `failed` and `cancelled` are terminal: a task
@@ -52,7 +52,7 @@ export interface TaskError {
   /** The error message. */
   message: string;
   /** Extra data. */
-  data?: JsonObject;
+  data?: JsonValue;
 }
 
 /**
