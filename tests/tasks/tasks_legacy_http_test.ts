@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { initialize, post, SseReader, start } from "../helpers/http_helpers.ts";
 import tasksServer from "../helpers/tasks_server.ts";
+import { MemoryTaskStore } from "@anubis/core";
 
 type Obj = Record<string, unknown>;
 
@@ -105,6 +106,28 @@ Deno.test("http 2025-06-18: no tasks there (the task hint is ignored, tasks/* is
       }, headers),
     );
     assert.equal((get.error as Obj).code, -32601);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("http: createHttpHandler keeps tasks in the task store it is given", async () => {
+  const taskStore = new MemoryTaskStore();
+  const server = start({ taskStore }, tasksServer);
+  try {
+    const session = await initialize(server.url, "2025-11-25");
+    const created = await answer(
+      await post(server.url, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "slow_compute", arguments: { seconds: 0 }, task: {} },
+      }, { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }),
+    );
+    const taskId = ((created.result as Obj).task as Obj).taskId as string;
+    const stored = await taskStore.get(taskId);
+    assert.equal(stored?.owner, `session:${session}`);
+    assert.equal(stored?.method, "tools/call");
   } finally {
     await server.close();
   }
