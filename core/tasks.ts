@@ -34,6 +34,12 @@ import type { JsonObject, JsonValue } from "./types.ts";
 const DEFAULT_TTL_MS = 10 * 60_000;
 const MAX_TTL_MS = 24 * 60 * 60_000;
 const POLL_INTERVAL_MS = 1_000;
+/**
+ * How long an instance's claim on a running task lasts; it renews it every
+ * third of that. A task whose lease lapsed (its instance died) is `failed`
+ * on the next read, so within `LEASE_MS` of the death plus one poll.
+ */
+export const LEASE_MS = 15_000;
 
 /** Serves a request as the engine would (middleware, `handleRequest`, routing). */
 export type Serve = (frame: Frame) => Awaitable<Record<string, unknown> | undefined>;
@@ -79,6 +85,7 @@ export class TaskRuntime {
   readonly #store: TaskStore;
   readonly #running = new Map<string, Cancellation>();
   readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #instance = crypto.randomUUID();
 
   constructor(target: DispatchTarget, store: TaskStore) {
     this.#target = target;
@@ -163,6 +170,7 @@ export class TaskRuntime {
       ttlMs,
       expiresAt: now + ttlMs,
       pollIntervalMs: POLL_INTERVAL_MS,
+      lease: { holder: this.#instance, expiresAt: now + LEASE_MS },
     };
     // Its messages go to the session, not to the stream of the request that created it.
     const background: Exchange = {
@@ -219,6 +227,13 @@ export class TaskRuntime {
   ): void {
     const id = record.id;
     this.#running.set(id, cancellation);
+    // Renewing the lease also learns of a cancel another instance stored.
+    const renewal = setInterval(() => {
+      const lease = { holder: this.#instance, expiresAt: Date.now() + LEASE_MS };
+      this.#store.update(id, { lease }).then((now) => {
+        if (!now || now.status === "cancelled") cancellation.cancel("The task was cancelled");
+      }, (error) => console.error(`anubis: lease of task ${id} not renewed:`, error));
+    }, LEASE_MS / 3);
     (async () => {
       let outcome: TaskOutcome;
       try {
@@ -250,6 +265,7 @@ export class TaskRuntime {
       });
       if (stored?.status === outcome.status) notify(stored);
     })().finally(() => {
+      clearInterval(renewal);
       this.#running.delete(id);
       this.#wake(id);
       cancellation.dispose();
@@ -284,7 +300,20 @@ export class TaskRuntime {
     if (!record || record.owner !== owner) {
       throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown task: ${taskId}`);
     }
-    return record;
+    return await this.#orphaned(record) ?? record;
+  }
+
+  /** A running task whose instance died (its lease lapsed) fails, instead of working forever. */
+  async #orphaned(record: TaskRecord): Promise<TaskRecord | undefined> {
+    const lease = record.lease;
+    if (isTerminal(record.status) || !lease || lease.expiresAt > Date.now()) return undefined;
+    if (this.#running.has(record.id)) return undefined;
+    const message = "The instance running the task stopped";
+    return await this.#store.finish(record.id, {
+      status: "failed",
+      statusMessage: message,
+      error: { code: ErrorCode.INTERNAL_ERROR, message },
+    });
   }
 
   async #query(request: JsonRpcRequest, session: Session, dialect: Dialect): Promise<Reply> {
@@ -306,7 +335,8 @@ export class TaskRuntime {
         } catch {
           throw new McpError(ErrorCode.INVALID_PARAMS, "Invalid cursor");
         }
-        const result: Record<string, unknown> = { tasks: page.tasks.map(wireTask) };
+        const tasks = await Promise.all(page.tasks.map(async (r) => await this.#orphaned(r) ?? r));
+        const result: Record<string, unknown> = { tasks: tasks.map(wireTask) };
         if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
         return { message: resultResponse(id, result), status: 200 };
       }
@@ -374,6 +404,7 @@ export class TaskRuntime {
         waiters.add(done);
       });
       current = await this.#store.get(id);
+      if (current) current = await this.#orphaned(current) ?? current;
     }
     if (!current) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown task: ${record.id}`);
     return current;

@@ -132,3 +132,40 @@ Deno.test("http: createHttpHandler keeps tasks in the task store it is given", a
     await server.close();
   }
 });
+
+Deno.test("http: a task whose instance died (lease lapsed) is failed, not working forever", async () => {
+  const taskStore = new MemoryTaskStore();
+  const server = start({ taskStore }, tasksServer);
+  try {
+    const session = await initialize(server.url, "2025-11-25");
+    const now = Date.now();
+    // What a dead instance left behind: running, its lease lapsed.
+    await taskStore.create({
+      v: 1,
+      id: "orphan",
+      owner: `session:${session}`,
+      method: "tools/call",
+      status: "working",
+      createdAt: now - 60_000,
+      updatedAt: now - 60_000,
+      ttlMs: 600_000,
+      expiresAt: now + 540_000,
+      lease: { holder: "a-dead-instance", expiresAt: now - 1 },
+    });
+    const headers = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    const rpc = async (id: number, method: string) =>
+      await answer(
+        await post(
+          server.url,
+          { jsonrpc: "2.0", id, method, params: { taskId: "orphan" } },
+          headers,
+        ),
+      );
+    const got = (await rpc(1, "tasks/get")).result as Obj;
+    assert.equal(got.status, "failed");
+    assert.equal(got.statusMessage, "The instance running the task stopped");
+    assert.equal(((await rpc(2, "tasks/result")).error as Obj).code, -32603);
+  } finally {
+    await server.close();
+  }
+});
