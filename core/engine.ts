@@ -47,7 +47,7 @@ import type { Era, Implementation } from "./types.ts";
  *
  * @example
  * ```ts
- * import { type EngineOptions, Registry } from "@anubis/core";
+ * import { type EngineOptions, Registry } from "@anubis/core/engine";
  * const options: EngineOptions = { registry: new Registry(), maxSubscriptions: 256 };
  * ```
  */
@@ -69,7 +69,8 @@ export interface EngineOptions {
  *
  * @example
  * ```ts
- * import { defineServer, Engine, Registry } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine, Registry } from "@anubis/core/engine";
  * const server = defineServer({ name: "s", version: "1.0.0" });
  * const engine = new Engine(server, { registry: new Registry() });
  * console.log(engine.supportedVersions()); // []
@@ -82,7 +83,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "notes", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * console.log(engine.server === server, engine.server.info.name); // true notes
@@ -95,7 +97,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([dialect("2025-11-25", "legacy")]);
@@ -147,7 +150,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([
@@ -179,7 +183,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([
@@ -209,7 +214,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ transport: "stdio" });
@@ -228,7 +234,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * console.log(engine.listenerCount); // 0
@@ -247,7 +254,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({
@@ -273,7 +281,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ id: "b4f1", transport: "http" });
@@ -296,7 +305,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, defineServer, Engine, MetaKey, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, MetaKey, Registry } from "@anubis/core/engine";
    * import * as s from "@anubis/core/schema";
    * // A stand-in; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const requestMetaSchema: s.Schema = s.object({ [MetaKey.protocolVersion]: s.string() });
@@ -354,7 +364,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const exchange = { transport: "stdio", session: engine.createSession({ transport: "stdio" }) };
@@ -405,7 +416,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const responses = await engine.handleBatch([
@@ -435,7 +447,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const server = defineServer({
@@ -470,7 +483,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, type Dialect, Engine, type Era, Registry } from "@anubis/core";
+   * import { defineServer, type Era } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * import type { SessionRecord } from "@anubis/core";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
@@ -513,7 +527,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const server = defineServer({ name: "s", version: "1.0.0" });

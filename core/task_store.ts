@@ -14,7 +14,8 @@ import type { JsonObject, JsonValue } from "./types.ts";
  *
  * @example
  * ```ts
- * import { isTerminal, type TaskStatus } from "@anubis/core";
+ * import type { TaskStatus } from "@anubis/core";
+ * import { isTerminal } from "@anubis/core/engine";
  * const status: TaskStatus = "input_required";
  * if (isTerminal(status)) throw new Error("input_required is not terminal");
  * ```
@@ -29,7 +30,7 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
  *
  * @example
  * ```ts
- * import { isTerminal } from "@anubis/core";
+ * import { isTerminal } from "@anubis/core/engine";
  * if (!isTerminal("cancelled") || isTerminal("working")) throw new Error("wrong");
  * ```
  */
@@ -282,7 +283,8 @@ export interface TaskStore {
  *
  * @example
  * ```ts
- * import { applyTaskPatch, type TaskRecord } from "@anubis/core";
+ * import type { TaskRecord } from "@anubis/core";
+ * import { applyTaskPatch } from "@anubis/core/engine";
  * const record: TaskRecord = {
  *   v: 1, id: "t", owner: "o", method: "tools/call", status: "working",
  *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
@@ -325,7 +327,8 @@ export function applyTaskPatch(record: TaskRecord, patch: TaskPatch, now: number
  *
  * @example
  * ```ts
- * import { applyTaskOutcome, type TaskRecord } from "@anubis/core";
+ * import type { TaskRecord } from "@anubis/core";
+ * import { applyTaskOutcome } from "@anubis/core/engine";
  * const record: TaskRecord = {
  *   v: 1, id: "t", owner: "o", method: "tools/call", status: "input_required",
  *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null, inputRequests: { q: {} },

@@ -12,17 +12,14 @@
  */
 
 import {
-  classifyEra,
-  type Decoded,
-  Engine,
   ErrorCode,
   type EventStore,
   type McpServer,
   type NotificationBus,
-  type Registry,
   type SessionStore,
   type TaskStore,
 } from "@anubis/core";
+import { classifyEra, type Decoded, Engine, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ErrorCode, type McpServer } from "@anubis/core";
 import {
   batchContentRefusal,
   batchSessionRefusal,
@@ -13,16 +14,14 @@ import {
   type Decoded,
   decodeMessage,
   Engine,
-  ErrorCode,
   errorResponse,
   type JsonRpcMessage,
-  type McpServer,
   type Registry,
   reportUnencodable,
   type Session,
   splitBatch,
-  type TaskStore,
-} from "@anubis/core";
+} from "@anubis/core/engine";
+import type { TaskStore } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { redirectConsole } from "./console_redirect.ts";
 import { type Line, LineSplitter } from "./line_splitter.ts";
