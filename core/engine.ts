@@ -727,6 +727,8 @@ export class Engine {
         "stateless",
       );
     }
+    const refused = this.#tasks?.statelessRefusal(request);
+    if (refused) return errorReply(request, refused, "stateless");
     const params = request.params!;
     const { session } = exchange;
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });

@@ -46,6 +46,9 @@ export type Serve = (frame: Frame) => Awaitable<Record<string, unknown> | undefi
 
 type Support = "forbidden" | "optional" | "required";
 
+/** The 2026-07-28 tasks extension (SEP-2663). */
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
 /** The task as the 2025-11-25 wire shows it. */
 function wireTask(record: TaskRecord): Record<string, unknown> {
   const task: Record<string, unknown> = {
@@ -124,6 +127,27 @@ export class TaskRuntime {
     }
     if (!method.startsWith("tasks/")) return undefined;
     return this.#answer(request, () => this.#query(request, session, dialect));
+  }
+
+  /**
+   * The `-32021` a stateless `tools/call` of a task-required tool gets when
+   * the request did not declare the tasks extension (the only way such a
+   * tool could be served); `undefined` otherwise.
+   */
+  statelessRefusal(request: JsonRpcRequest): McpError | undefined {
+    if (request.method !== "tools/call") return undefined;
+    const name = request.params?.name;
+    if (typeof name !== "string" || this.#support(name) !== "required") return undefined;
+    const meta = request.params?._meta as Record<string, unknown> | undefined;
+    const capabilities = meta?.[MetaKey.clientCapabilities] as
+      | { extensions?: Record<string, unknown> }
+      | undefined;
+    if (isObject(capabilities?.extensions?.[TASKS_EXTENSION])) return undefined;
+    return new McpError(
+      ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
+      `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    );
   }
 
   async #answer(request: JsonRpcRequest, serve: () => Promise<Reply>): Promise<Reply> {
