@@ -20,3 +20,4 @@
 
 export * from "./kv_session_store.ts";
 export * from "./open_kv_session_store.ts";
+export * from "./kv_task_store.ts";
