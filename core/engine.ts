@@ -767,27 +767,28 @@ export class Engine {
     inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
     const definition = this.server.definition;
-    const clientInfo = frame.context.clientInfo as Implementation;
     if (inputs) {
-      const work = () => dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+      const work = () =>
+        dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
       // Without an init hook the work starts at once, with no wrapper of its own.
       const run = definition.init
         ? async () => {
-          await definition.init!(clientInfo, frame);
+          await definition.init!(frame.context.clientInfo as Implementation, frame);
           return await work();
         }
         : work;
       return withInputs(this.server, request, run, inputs, cancellation);
     }
     if (request.method === "subscriptions/listen") {
+      const clientInfo = frame.context.clientInfo as Implementation;
       return this.#listen(request, dialect, frame, emit, cancellation, clientInfo);
     }
     if (!definition.init) {
-      return dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+      return dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
     }
     return (async () => {
-      await definition.init!(clientInfo, frame);
-      return await dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+      await definition.init!(frame.context.clientInfo as Implementation, frame);
+      return await dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
     })();
   }
 
@@ -802,7 +803,7 @@ export class Engine {
   ): Promise<Record<string, unknown> | undefined> {
     await this.server.definition.init?.(clientInfo, frame);
     // Served here, not by the routing, but admitted the same way.
-    const { notifications } = admit(this, request, dialect, this.#metaSchema);
+    const { notifications } = admit(this, request, dialect, dialect.requestMetaSchema);
     const graceful = await this.#hub.listen(
       request.id,
       notifications as SubscriptionFilter,
