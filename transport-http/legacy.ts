@@ -44,8 +44,9 @@ const SESSION_NOT_FOUND = -32001;
  * @example
  * ```ts
  * import { accepts } from "@anubis/transport-http";
- * console.log(accepts("application/json", "text/event-stream")); // false
- * console.log(accepts("text/*;q=0.9", "text/event-stream")); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(accepts("application/json", "text/event-stream"), false);
+ * assert.equal(accepts("text/*;q=0.9", "text/event-stream"), true);
  * ```
  */
 export function accepts(header: string | null, type: string): boolean {
@@ -96,6 +97,7 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  * import { defineServer, Engine } from "@anubis/core";
  * import { createDefaultRegistry } from "@anubis/dialects";
  * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+ * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -110,7 +112,7 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  *   resumable: false,
  * });
  * const response = await legacy.delete(new Request("http://localhost/mcp", { method: "DELETE" }));
- * console.log(response.status); // 400
+ * assert.equal(response.status, 400);
  * await response.body?.cancel();
  * sessions.close();
  * engine.close();
@@ -168,6 +170,7 @@ export class LegacyEndpoint {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -189,7 +192,7 @@ export class LegacyEndpoint {
    * const headers = { accept, "mcp-session-id": session };
    * const ping = { jsonrpc: "2.0", id: 2, method: "ping" } as const;
    * const response = await legacy.post(new Request(url, { method: "POST", headers }), ping);
-   * console.log(await response.json()); // { jsonrpc: "2.0", id: 2, result: {} }
+   * assert.deepEqual(await response.json(), { jsonrpc: "2.0", id: 2, result: {} });
    * sessions.close();
    * engine.close();
    * ```
@@ -249,6 +252,7 @@ export class LegacyEndpoint {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -272,7 +276,7 @@ export class LegacyEndpoint {
    *   { kind: "request", message: { jsonrpc: "2.0", id: 2, method: "ping" } },
    *   { kind: "request", message: { jsonrpc: "2.0", id: 3, method: "ping" } },
    * ]);
-   * console.log((await response.json()).map((reply: { id: number }) => reply.id)); // [ 2, 3 ]
+   * assert.deepEqual((await response.json()).map((reply: { id: number }) => reply.id), [ 2, 3 ]);
    * sessions.close();
    * engine.close();
    * ```
@@ -344,6 +348,7 @@ export class LegacyEndpoint {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -364,7 +369,8 @@ export class LegacyEndpoint {
    * const session = initialized.headers.get("mcp-session-id")!;
    * const headers = { accept: "text/event-stream", "mcp-session-id": session };
    * const response = await legacy.get(new Request(url, { headers }));
-   * console.log(response.status, response.headers.get("content-type")); // 200 text/event-stream
+   * assert.equal(response.status, 200);
+   * assert.equal(response.headers.get("content-type"), "text/event-stream");
    * await response.body?.cancel();
    * sessions.close();
    * engine.close();
@@ -455,6 +461,7 @@ export class LegacyEndpoint {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -475,8 +482,8 @@ export class LegacyEndpoint {
    * const session = initialized.headers.get("mcp-session-id")!;
    * const headers = { "mcp-session-id": session };
    * const end = () => legacy.delete(new Request(url, { method: "DELETE", headers }));
-   * console.log((await end()).status); // 200
-   * console.log((await end()).status); // 404: the session is gone
+   * assert.equal((await end()).status, 200);
+   * assert.equal((await end()).status, 404); // the session is gone
    * sessions.close();
    * engine.close();
    * ```

@@ -82,6 +82,7 @@ export class SessionLinks {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionLinks } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -90,7 +91,7 @@ export class SessionLinks {
    * const connection = new AbortController();
    * links.hold({ session, touchedAt: 0 }, connection.signal);
    * connection.abort(); // the stream ended: its idle time starts now
-   * console.log(session.lastActivity > 0); // true
+   * assert.equal(session.lastActivity > 0, true);
    * engine.close();
    * ```
    */
@@ -140,6 +141,7 @@ export class SessionLinks {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { type SessionBusMessage, SessionLinks } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -150,7 +152,7 @@ export class SessionLinks {
    * const entry = { session, touchedAt: 0 };
    * links.answer(entry, { jsonrpc: "2.0", id: 7, result: {} }); // no server issued it: dropped
    * links.answer(entry, { jsonrpc: "2.0", id: "anubis-0123456789abcdef-1", result: {} });
-   * console.log(sent.length); // 1
+   * assert.equal(sent.length, 1);
    * engine.close();
    * ```
    */

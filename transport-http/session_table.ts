@@ -137,6 +137,7 @@ function savedKey(record: SessionRecord): string {
  * import { defineServer, Engine } from "@anubis/core";
  * import { createDefaultRegistry } from "@anubis/dialects";
  * import { SessionTable } from "@anubis/transport-http";
+ * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -146,7 +147,9 @@ function savedKey(record: SessionRecord): string {
  *   stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
  * });
  * const entry = table.create();
- * console.log(entry?.session.id?.length, table.create()); // 32 undefined
+ * assert.equal(entry?.session.id?.length, 32);
+ * entry!.session.initialized = true; // a finished handshake is not displaced
+ * assert.equal(table.create(), undefined);
  * table.close();
  * engine.close();
  * ```
@@ -191,6 +194,7 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -198,7 +202,7 @@ export class SessionTable {
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * table.create();
    * table.create();
-   * console.log(table.size); // 2
+   * assert.equal(table.size, 2);
    * table.close();
    * engine.close();
    * ```
@@ -245,13 +249,15 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create();
-   * console.log(entry?.session.id, entry?.session.transport); // (32 hex digits) http
+   * assert.match(entry?.session.id ?? "", /^[0-9a-f]{32}$/);
+   * assert.equal(entry?.session.transport, "http");
    * table.close();
    * engine.close();
    * ```
@@ -328,14 +334,15 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
-   * console.log(entry.stream); // undefined: most sessions never open one
-   * console.log(table.streamOf(entry) === table.streamOf(entry)); // true
+   * assert.equal(entry.stream, undefined); // most sessions never open one
+   * assert.equal(table.streamOf(entry) === table.streamOf(entry), true);
    * table.close();
    * engine.close();
    * ```
@@ -392,14 +399,15 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
-   * console.log(await table.find(entry.session.id!, { transport: "http" }) === entry); // true
-   * console.log(await table.find("0123456789abcdef", { transport: "http" })); // undefined
+   * assert.equal(await table.find(entry.session.id!, { transport: "http" }) === entry, true);
+   * assert.equal(await table.find("0123456789abcdef", { transport: "http" }), undefined);
    * table.close();
    * engine.close();
    * ```
@@ -440,6 +448,7 @@ export class SessionTable {
    * import { defineServer, Engine, type SessionRecord, type SessionStore } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -469,7 +478,8 @@ export class SessionTable {
    * }, { transport: "http", session: entry.session });
    * await table.persist(entry);
    * await table.persist(entry); // unchanged: not saved again
-   * console.log(saved.length, saved[0].protocolVersion); // 1 2025-06-18
+   * assert.equal(saved.length, 1);
+   * assert.equal(saved[0].protocolVersion, "2025-06-18");
    * table.close();
    * engine.close();
    * ```
@@ -503,6 +513,7 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -514,7 +525,7 @@ export class SessionTable {
    * entry.session.lastActivity = 0; // the client POSTs nothing while it listens
    * await connection.readable.cancel(); // it leaves: its idle time counts from now
    * table.sweep(true);
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -535,6 +546,7 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -543,7 +555,7 @@ export class SessionTable {
    * const entry = table.create()!;
    * // Answers nothing this instance (or, without a session bus, any other) asked: dropped.
    * table.answer(entry, { jsonrpc: "2.0", id: "anubis-0123456789abcdef-1", result: {} });
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -564,6 +576,7 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -571,7 +584,8 @@ export class SessionTable {
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
    * await table.end(entry);
-   * console.log(table.size, entry.session.closed); // 0 true
+   * assert.equal(table.size, 0);
+   * assert.equal(entry.session.closed, true);
    * table.close();
    * engine.close();
    * ```
@@ -592,6 +606,7 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -600,7 +615,8 @@ export class SessionTable {
    * const entry = table.create()!;
    * table.discard(entry);
    * const found = await table.find(entry.session.id!, { transport: "http" });
-   * console.log(table.size, found); // 0 undefined
+   * assert.equal(table.size, 0);
+   * assert.equal(found, undefined);
    * table.close();
    * engine.close();
    * ```
@@ -628,6 +644,7 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -636,7 +653,7 @@ export class SessionTable {
    * table.create();
    * table.create()!.session.lastActivity = Date.now() - 120_000; // idle for two minutes
    * table.sweep(true);
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -683,6 +700,7 @@ export class SessionTable {
    * import { defineServer, Engine } from "@anubis/core";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -691,7 +709,9 @@ export class SessionTable {
    * const entry = table.create()!;
    * const connection = await table.streamOf(entry).attach(undefined, false);
    * table.close();
-   * console.log(table.size, connection.open, entry.session.closed); // 0 false true
+   * assert.equal(table.size, 0);
+   * assert.equal(connection.open, false);
+   * assert.equal(entry.session.closed, true);
    * engine.close();
    * ```
    */
