@@ -7,6 +7,7 @@
  * @module
  */
 
+import { ErrorCode, type RequestId } from "@anubis/core";
 import {
   batchContentRefusal,
   batchSessionRefusal,
@@ -15,13 +16,11 @@ import {
   type Decoded,
   encodeOutbound,
   type Engine,
-  ErrorCode,
   type Exchange,
   type JsonRpcMessage,
   reportUnencodable,
-  type RequestId,
   splitBatch,
-} from "@anubis/core";
+} from "@anubis/core/engine";
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
@@ -43,7 +42,7 @@ const SESSION_NOT_FOUND = -32001;
  *
  * @example
  * ```ts
- * import { accepts } from "@anubis/transport-http";
+ * import { accepts } from "./legacy.ts";
  * import assert from "node:assert/strict";
  * assert.equal(accepts("application/json", "text/event-stream"), false);
  * assert.equal(accepts("text/*;q=0.9", "text/event-stream"), true);
@@ -94,9 +93,12 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  *
  * @example
  * ```ts
- * import { defineServer, Engine } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+ * import { LegacyEndpoint } from "./legacy.ts";
+ * import { SessionTable } from "./session_table.ts";
+ * import { StreamCounter } from "./limits.ts";
  * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
@@ -167,9 +169,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -249,9 +254,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -345,9 +353,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -458,9 +469,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),

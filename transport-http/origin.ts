@@ -34,7 +34,7 @@ export interface OriginPolicy {
  *
  * @example
  * ```ts
- * import type { Refusal } from "@anubis/transport-http";
+ * import type { Refusal } from "./origin.ts";
  * const refusal: Refusal = { status: 403, message: "Forbidden: origin not allowed" };
  * ```
  */
@@ -82,7 +82,7 @@ function hostnameOf(host: string): string {
  *
  * @example
  * ```ts
- * import { OriginGuard } from "@anubis/transport-http";
+ * import { OriginGuard } from "./origin.ts";
  * import assert from "node:assert/strict";
  * const guard = new OriginGuard({});
  * const evil = new Request("http://127.0.0.1/mcp", {
@@ -124,7 +124,7 @@ export class OriginGuard {
    *
    * @example
    * ```ts
-   * import { OriginGuard } from "@anubis/transport-http";
+   * import { OriginGuard } from "./origin.ts";
    * import assert from "node:assert/strict";
    * const guard = new OriginGuard({ allowedOrigins: ["https://app.example.com"] });
    * const from = (origin: string) => new Request("http://localhost/mcp", { headers: { origin } });

@@ -31,7 +31,7 @@ import { SseStream } from "./sse_stream.ts";
  *
  * @example
  * ```ts
- * import { isPostStreamRecord } from "@anubis/transport-http";
+ * import { isPostStreamRecord } from "./post_stream.ts";
  * import assert from "node:assert/strict";
  * assert.equal(isPostStreamRecord('7\n{"jsonrpc":"2.0","id":1,"result":{}}'), true);
  * assert.equal(isPostStreamRecord('{"jsonrpc":"2.0","method":"ping"}'), false);
@@ -50,7 +50,7 @@ export function isPostStreamRecord(data: string): boolean {
  *
  * @example
  * ```ts
- * import { postStreamCursorOf } from "@anubis/transport-http";
+ * import { postStreamCursorOf } from "./post_stream.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(postStreamCursorOf("12-15"), { key: 12, cursor: 15 });
  * assert.equal(postStreamCursorOf("15"), undefined);
@@ -66,7 +66,7 @@ export function postStreamCursorOf(raw: string): { key: number; cursor: number }
  *
  * @example
  * ```ts
- * import type { PostStreamOptions } from "@anubis/transport-http";
+ * import type { PostStreamOptions } from "./post_stream.ts";
  * const options: PostStreamOptions = { retryMs: 3_000, keepAliveMs: 15_000 };
  * ```
  */
@@ -98,7 +98,7 @@ interface Connection {
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
- * import { PostStreams } from "@anubis/transport-http";
+ * import { PostStreams } from "./post_stream.ts";
  * import assert from "node:assert/strict";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
@@ -115,7 +115,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
@@ -171,7 +171,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
@@ -204,7 +204,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
@@ -232,7 +232,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
@@ -257,7 +257,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
@@ -343,7 +343,7 @@ export class PostStream {
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
- * import { PostStreams } from "@anubis/transport-http";
+ * import { PostStreams } from "./post_stream.ts";
  * import assert from "node:assert/strict";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
@@ -360,7 +360,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const streams = new PostStreams(store, { retryMs: 1000, keepAliveMs: 0 });
@@ -379,7 +379,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * assert.deepEqual(streams.options, { retryMs: 1000, keepAliveMs: 0 });
@@ -392,7 +392,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
@@ -426,7 +426,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
@@ -454,7 +454,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const options = { retryMs: 1000, keepAliveMs: 0 };
@@ -507,7 +507,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';

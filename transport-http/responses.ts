@@ -5,7 +5,8 @@
  * @module
  */
 
-import { errorResponse, type RequestId } from "@anubis/core";
+import type { RequestId } from "@anubis/core";
+import { errorResponse } from "@anubis/core/engine";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
 
@@ -19,7 +20,7 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "applic
  *
  * @example
  * ```ts
- * import { jsonResponse } from "@anubis/transport-http";
+ * import { jsonResponse } from "./responses.ts";
  * import assert from "node:assert/strict";
  * const response = jsonResponse({ jsonrpc: "2.0", id: 1, result: {} }, 200);
  * assert.equal(response.headers.get("content-type"), "application/json");
@@ -44,7 +45,7 @@ export function jsonResponse(
  *
  * @example
  * ```ts
- * import { jsonTextResponse } from "@anubis/transport-http";
+ * import { jsonTextResponse } from "./responses.ts";
  * import assert from "node:assert/strict";
  * const response = jsonTextResponse('{"jsonrpc":"2.0","id":1,"result":{}}', 200);
  * assert.equal(response.headers.get("content-type"), "application/json");
@@ -79,7 +80,7 @@ export function jsonTextResponse(
  *
  * @example
  * ```ts
- * import { errorResponseOf } from "@anubis/transport-http";
+ * import { errorResponseOf } from "./responses.ts";
  * import assert from "node:assert/strict";
  * const response = errorResponseOf(404, 7, -32001, "Session not found");
  * assert.equal(response.status, 404);
@@ -104,7 +105,7 @@ export function errorResponseOf(
  *
  * @example
  * ```ts
- * import { accepted } from "@anubis/transport-http";
+ * import { accepted } from "./responses.ts";
  * import assert from "node:assert/strict";
  * assert.equal(accepted().status, 202);
  * ```

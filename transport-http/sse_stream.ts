@@ -13,7 +13,7 @@ import { encodeSseComment } from "./sse.ts";
  *
  * @example
  * ```ts
- * import type { SseStreamOptions } from "@anubis/transport-http";
+ * import type { SseStreamOptions } from "./sse_stream.ts";
  * const options: SseStreamOptions = { keepAliveMs: 15_000 };
  * ```
  */
@@ -39,7 +39,7 @@ const KEEPALIVE = encodeSseComment("keepalive");
  *
  * @example
  * ```ts
- * import { SSE_HEADERS } from "@anubis/transport-http";
+ * import { SSE_HEADERS } from "./sse_stream.ts";
  * import assert from "node:assert/strict";
  * assert.equal(SSE_HEADERS["content-type"], "text/event-stream");
  * ```
@@ -55,7 +55,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
- * import { encodeSseMessage, SseStream } from "@anubis/transport-http";
+ * import { encodeSseMessage } from "./sse.ts";
+ * import { SseStream } from "./sse_stream.ts";
  * import assert from "node:assert/strict";
  * const stream = new SseStream();
  * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}'));
@@ -69,7 +70,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseMessage, SseStream } from "@anubis/transport-http";
+   * import { encodeSseMessage } from "./sse.ts";
+   * import { SseStream } from "./sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}', 1));
@@ -116,7 +118,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "@anubis/transport-http";
+   * import { SseStream } from "./sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * assert.equal(stream.signal.aborted, false);
@@ -133,7 +135,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "@anubis/transport-http";
+   * import { SseStream } from "./sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * assert.equal(stream.open, true);
@@ -153,7 +155,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseComment, SseStream } from "@anubis/transport-http";
+   * import { encodeSseComment } from "./sse.ts";
+   * import { SseStream } from "./sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream({ maxBufferedBytes: 1024 });
    * assert.equal(stream.write(encodeSseComment("hi")), true);
@@ -226,7 +229,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseComment, SseStream } from "@anubis/transport-http";
+   * import { encodeSseComment } from "./sse.ts";
+   * import { SseStream } from "./sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream({ keepAliveMs: 15_000 });
    * stream.write(encodeSseComment("last"));
@@ -247,7 +251,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "@anubis/transport-http";
+   * import { SseStream } from "./sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * const response = stream.response({ "mcp-session-id": "s1" });

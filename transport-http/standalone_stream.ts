@@ -8,7 +8,8 @@
  * @module
  */
 
-import type { EventStore, JsonRpcMessage, StoredEvent } from "@anubis/core";
+import type { EventStore, StoredEvent } from "@anubis/core";
+import type { JsonRpcMessage } from "@anubis/core/engine";
 import { encodeForHttp, notSent } from "./outbound.ts";
 import { isPostStreamRecord } from "./post_stream.ts";
 import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
@@ -31,7 +32,7 @@ const STREAM_OPENED = "GET\n";
  *
  * @example
  * ```ts
- * import type { StandaloneStreamOptions } from "@anubis/transport-http";
+ * import type { StandaloneStreamOptions } from "./standalone_stream.ts";
  * const options: StandaloneStreamOptions = { retryMs: 3_000, graceMs: 60_000, keepAliveMs: 15_000 };
  * ```
  */
@@ -73,7 +74,7 @@ interface Connection {
  *
  * @example
  * ```ts
- * import { StandaloneStream } from "@anubis/transport-http";
+ * import { StandaloneStream } from "./standalone_stream.ts";
  * import assert from "node:assert/strict";
  * const standalone = new StandaloneStream("s1", { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 });
  * const stream = await standalone.attach(undefined, false);
@@ -88,7 +89,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
@@ -124,7 +125,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
@@ -151,7 +152,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
@@ -205,7 +206,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
@@ -282,7 +283,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
@@ -308,7 +309,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
@@ -339,7 +340,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
@@ -366,7 +367,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
