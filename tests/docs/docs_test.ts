@@ -4,7 +4,8 @@
 // public method and property of such a class, carries an `@example` (which
 // `deno test --doc` then runs). The rule stops at that surface: files a
 // package does not export, and `private`, `protected` or `@internal` members,
-// need no example (one that teaches may stay).
+// need no example (one that teaches may stay). And no example, public or not,
+// prints a value (`console.log(x); // expected`) where it should assert it.
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -130,4 +131,50 @@ Deno.test("every public method and property of an exported class has an @example
   }
   assert.ok(seen > 50, `only ${seen} class members found: did the doc JSON format change?`);
   assert.deepEqual(missing, []);
+});
+
+/** The source files of every published workspace member, as URLs (tests and test data aside). */
+async function packageSources(): Promise<URL[]> {
+  const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const files: URL[] = [];
+  const walk = async (dir: URL) => {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory && entry.name !== "testdata") {
+        await walk(new URL(`${entry.name}/`, dir));
+      } else if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
+        files.push(new URL(entry.name, dir));
+      }
+    }
+  };
+  for (const member of root.workspace as string[]) {
+    const dir = new URL(`${member.replace(/^\.\//, "")}/`, ROOT);
+    const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", dir)));
+    if (config.exports !== undefined) await walk(dir);
+  }
+  return files;
+}
+
+Deno.test("doc examples assert what they show instead of printing it", async () => {
+  const printing: string[] = [];
+  let examples = 0;
+  for (const file of await packageSources()) {
+    let inCode = false;
+    const lines = (await Deno.readTextFile(file)).split("\n");
+    for (const [index, line] of lines.entries()) {
+      const doc = /^\s*\*\s?(.*)$/.exec(line)?.[1];
+      if (doc === undefined) continue;
+      if (doc.trimStart().startsWith("```")) {
+        inCode = !inCode;
+        if (inCode) examples++;
+        continue;
+      }
+      // `console.log(x); // expected` is never compared by `deno test --doc`.
+      const code = doc.split(" // ")[0];
+      if (inCode && /\bconsole\.log\(/.test(code)) {
+        printing.push(`${file.href.replace(ROOT.href, "")}:${index + 1}: ${doc.trim()}`);
+      }
+    }
+  }
+  assert.ok(examples > 300, `only ${examples} examples found: did the comment format change?`);
+  assert.deepEqual(printing, []);
 });
