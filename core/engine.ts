@@ -303,19 +303,16 @@ export class Engine {
    * @example
    * ```ts
    * import { defineServer } from "@anubis/core";
-   * import { type Dialect, Engine, MetaKey, Registry } from "@anubis/core/engine";
-   * import * as s from "@anubis/core/schema";
+   * import { Engine, MetaKey, Registry } from "@anubis/core/engine";
+   * import { v2026_07_28 } from "@anubis/dialects";
    * import assert from "node:assert/strict";
-   * // A stand-in; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const requestMetaSchema: s.Schema = s.object({ [MetaKey.protocolVersion]: s.string() });
-   * const stateless = { version: "2026-07-28", era: "stateless", requestMetaSchema } as Dialect;
    * const server = defineServer({ name: "s", version: "1.0.0" });
-   * const engine = new Engine(server, { registry: new Registry([stateless]) });
+   * const engine = new Engine(server, { registry: new Registry([v2026_07_28]) });
    * const request = (version: unknown) => ({
    *   jsonrpc: "2.0" as const,
    *   id: 1,
    *   method: "tools/list",
-   *   params: { _meta: { [MetaKey.protocolVersion]: version } },
+   *   params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientCapabilities]: {} } },
    * });
    * assert.equal(engine.validateEnvelope(request("2026-07-28")), undefined);
    * assert.equal(engine.validateEnvelope(request(20260728))?.code, -32602);
