@@ -10,8 +10,10 @@
  * @example
  * ```ts
  * import { parseArgs } from "@anubis/cli/args";
+ * import assert from "node:assert/strict";
  * const parsed = parseArgs(["serve", "server.ts", "--http", "--port", "9000"]);
- * if (parsed.kind === "serve") console.log(parsed.options.port); // 9000
+ * assert(parsed.kind === "serve");
+ * assert.equal(parsed.options.port, 9000);
  * ```
  */
 export interface ServeOptions {
@@ -87,8 +89,9 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
  * @example
  * ```ts
  * import { type ParsedArgs, parseArgs } from "@anubis/cli/args";
+ * import assert from "node:assert/strict";
  * const parsed: ParsedArgs = parseArgs(["serve", "server.ts", "--port", "0"]);
- * console.log(parsed.kind); // serve
+ * assert.equal(parsed.kind, "serve");
  * ```
  */
 export type ParsedArgs =
@@ -189,7 +192,8 @@ const VALUE_FLAGS = new Set([
  * @example
  * ```ts
  * import { parseArgs } from "@anubis/cli/args";
- * console.log(parseArgs(["serve"]).kind); // error
+ * import assert from "node:assert/strict";
+ * assert.equal(parseArgs(["serve"]).kind, "error");
  * ```
  */
 export function parseArgs(args: readonly string[]): ParsedArgs {

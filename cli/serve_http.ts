@@ -98,9 +98,10 @@ export async function emptyKvWarning(path: string): Promise<string | undefined> 
  * @example
  * ```ts
  * import { KvDatabases } from "@anubis/cli/serve-http";
+ * import assert from "node:assert/strict";
  * const databases = new KvDatabases();
  * const kv = await databases.open(":memory:");
- * console.log(kv === await databases.open(":memory:")); // true
+ * assert.equal(kv === await databases.open(":memory:"), true);
  * databases.close();
  * ```
  */
@@ -120,9 +121,10 @@ export class KvDatabases {
    * @example
    * ```ts
    * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import assert from "node:assert/strict";
    * const databases = new KvDatabases();
    * const kv = await databases.open(":memory:");
-   * console.log((await kv.get(["k"])).value); // null
+   * assert.equal((await kv.get(["k"])).value, null);
    * databases.close();
    * ```
    */
@@ -277,10 +279,11 @@ export interface JoinedInstances {
  * ```ts
  * import { defineServer } from "@anubis/core";
  * import { joinInstances } from "@anubis/cli/serve-http";
+ * import assert from "node:assert/strict";
  * const joined = await joinInstances(defineServer({ name: "s", version: "1" }), {
  *   sessionStore: "kv::memory:",
  * });
- * console.log(joined.sessionBus !== undefined); // true
+ * assert.equal(joined.sessionBus !== undefined, true);
  * await joined.leave();
  * ```
  */

@@ -9,8 +9,9 @@
  * @example
  * ```ts
  * import { ErrorCode, McpError } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const error = new McpError(ErrorCode.METHOD_NOT_FOUND, "Method not found");
- * console.log(error.code); // -32601
+ * assert.equal(error.code, -32601);
  * ```
  *
  * @module

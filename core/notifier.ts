@@ -104,7 +104,11 @@ export function sessionWantsChange(
  * @example
  * ```ts
  * import type { ChangeListener } from "@anubis/core";
- * const log: ChangeListener = (event) => console.log(event.type);
+ * import assert from "node:assert/strict";
+ * const seen: string[] = [];
+ * const listener: ChangeListener = (event) => void seen.push(event.type);
+ * listener({ type: "tools_list_changed" });
+ * assert.deepEqual(seen, ["tools_list_changed"]);
  * ```
  */
 export type ChangeListener = (
@@ -121,10 +125,13 @@ export type ChangeListener = (
  * @example
  * ```ts
  * import { Notifier } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const notifier = new Notifier();
- * const stop = notifier.subscribe((event) => console.log(event.type));
- * notifier.toolsListChanged(); // logs "tools_list_changed"
+ * const seen: string[] = [];
+ * const stop = notifier.subscribe((event) => void seen.push(event.type));
+ * notifier.toolsListChanged();
  * stop();
+ * assert.deepEqual(seen, ["tools_list_changed"]);
  * ```
  */
 export class Notifier {
@@ -140,11 +147,14 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
-   * const stop = notifier.subscribe((event) => console.log(event));
-   * notifier.resourceUpdated("file:///notes/1"); // logs { type: "resource_updated", uri: "file:///notes/1" }
+   * const seen: unknown[] = [];
+   * const stop = notifier.subscribe((event) => void seen.push(event));
+   * notifier.resourceUpdated("file:///notes/1");
    * stop();
-   * notifier.resourceUpdated("file:///notes/2"); // logs nothing
+   * notifier.resourceUpdated("file:///notes/2"); // not heard
+   * assert.deepEqual(seen, [{ type: "resource_updated", uri: "file:///notes/1" }]);
    * ```
    */
   subscribe(listener: ChangeListener): () => void {
@@ -163,11 +173,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { type BusMessage, Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const sent: BusMessage[] = [];
    * const notifier = new Notifier();
    * const disconnect = notifier.connect({ publish: (m) => sent.push(m), subscribe: () => () => {} });
    * notifier.promptsListChanged();
-   * console.log(sent); // [ { event: { type: "prompts_list_changed" }, delivered: [] } ]
+   * assert.deepEqual(sent, [ { event: { type: "prompts_list_changed" }, delivered: [] } ]);
    * disconnect();
    * ```
    */
@@ -192,11 +203,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { type ChangeEvent, Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const seen: ChangeEvent[] = [];
    * const notifier = new Notifier();
    * notifier.subscribe((event) => void seen.push(event));
    * notifier.publish({ type: "resources_list_changed" });
-   * console.log(seen); // [ { type: "resources_list_changed" } ]
+   * assert.deepEqual(seen, [ { type: "resources_list_changed" } ]);
    * ```
    */
   publish(event: ChangeEvent): void {
@@ -210,9 +222,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { defineServer } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
-   * server.notify.subscribe((event) => console.log(event.type));
-   * server.notify.toolsListChanged(); // logs "tools_list_changed"
+   * const seen: string[] = [];
+   * server.notify.subscribe((event) => void seen.push(event.type));
+   * server.notify.toolsListChanged();
+   * assert.deepEqual(seen, ["tools_list_changed"]);
    * ```
    */
   toolsListChanged(): void {
@@ -225,9 +240,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
-   * notifier.subscribe((event) => console.log(event.type));
-   * notifier.promptsListChanged(); // logs "prompts_list_changed"
+   * const seen: string[] = [];
+   * notifier.subscribe((event) => void seen.push(event.type));
+   * notifier.promptsListChanged();
+   * assert.deepEqual(seen, ["prompts_list_changed"]);
    * ```
    */
   promptsListChanged(): void {
@@ -240,9 +258,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
-   * notifier.subscribe((event) => console.log(event.type));
-   * notifier.resourcesListChanged(); // logs "resources_list_changed"
+   * const seen: string[] = [];
+   * notifier.subscribe((event) => void seen.push(event.type));
+   * notifier.resourcesListChanged();
+   * assert.deepEqual(seen, ["resources_list_changed"]);
    * ```
    */
   resourcesListChanged(): void {
@@ -257,11 +278,14 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
+   * const uris: string[] = [];
    * notifier.subscribe((event) => {
-   *   if (event.type === "resource_updated") console.log(event.uri);
+   *   if (event.type === "resource_updated") uris.push(event.uri);
    * });
-   * notifier.resourceUpdated("file:///notes/1"); // logs "file:///notes/1"
+   * notifier.resourceUpdated("file:///notes/1");
+   * assert.deepEqual(uris, ["file:///notes/1"]);
    * ```
    */
   resourceUpdated(uri: string): void {

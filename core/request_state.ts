@@ -250,9 +250,10 @@ export class RequestStateCodec {
    * @example
    * ```ts
    * import { RequestStateCodec } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const digest = await RequestStateCodec.argumentsDigest({ a: 1, b: [2] });
-   * console.log(digest === await RequestStateCodec.argumentsDigest({ b: [2], a: 1 })); // true
-   * console.log(await RequestStateCodec.argumentsDigest(undefined) === await RequestStateCodec.argumentsDigest({})); // true
+   * assert.equal(digest === await RequestStateCodec.argumentsDigest({ b: [2], a: 1 }), true);
+   * assert.equal(await RequestStateCodec.argumentsDigest(undefined) === await RequestStateCodec.argumentsDigest({}), true);
    * ```
    */
   static async argumentsDigest(args: unknown): Promise<string> {
@@ -271,6 +272,7 @@ export class RequestStateCodec {
    * @example
    * ```ts
    * import { RequestStateCodec } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const codec = new RequestStateCodec();
    * const state = await codec.seal({
    *   method: "prompts/get",
@@ -279,7 +281,7 @@ export class RequestStateCodec {
    *   answers: { elicitation_1: { action: "decline" } },
    *   round: 1,
    * });
-   * console.log(state.split(".").length); // 2
+   * assert.equal(state.split(".").length, 2);
    * ```
    */
   async seal(payload: RequestStatePayload): Promise<string> {
@@ -306,14 +308,15 @@ export class RequestStateCodec {
    * @example
    * ```ts
    * import { McpError, RequestStateCodec } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const codec = new RequestStateCodec();
    * const digest = await RequestStateCodec.argumentsDigest({ city: "Oslo" });
    * const payload = { method: "tools/call", target: "forecast", argumentsDigest: digest };
    * const state = await codec.seal({ ...payload, answers: {}, round: 2 });
-   * console.log((await codec.open(state, "tools/call", "forecast", digest)).round); // 2
+   * assert.equal((await codec.open(state, "tools/call", "forecast", digest)).round, 2);
    * const other = await RequestStateCodec.argumentsDigest({ city: "Rome" });
    * await codec.open(state, "tools/call", "forecast", other).catch((e: McpError) => {
-   *   console.log(e.code); // -32602
+   *   assert.equal(e.code, -32602);
    * });
    * ```
    */

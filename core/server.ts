@@ -35,9 +35,11 @@ import { pick } from "./route.ts";
  * @example
  * ```ts
  * import type { Awaitable } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const now: Awaitable<string> = "at once";
  * const later: Awaitable<string> = Promise.resolve("later");
- * console.log(now, await later); // at once later
+ * assert.equal(now, "at once");
+ * assert.equal(await later, "later");
  * ```
  */
 export type Awaitable<T> = T | Promise<T>;
@@ -105,6 +107,7 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
  * @example
  * ```ts
  * import { defineServer, defineTool } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const echo = defineTool({
  *   name: "echo",
  *   description: "Echoes its input",
@@ -112,7 +115,7 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
  *   handler: ({ text }: { text: string }) => text,
  * });
  * const server = defineServer({ name: "s", version: "1.0.0", tools: [echo] });
- * console.log(server.tools.has("echo")); // true
+ * assert.equal(server.tools.has("echo"), true);
  * ```
  */
 export function defineTool<Args>(tool: ToolDefinition<Args>): ToolDefinition<never> {
@@ -186,9 +189,11 @@ export interface PromptDefinition {
  * @example
  * ```ts
  * import type { ResourceReadReturn } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const text: ResourceReadReturn = "# Hello";
  * const contents: ResourceReadReturn = { uri: "file:///a.md", mimeType: "text/markdown", text: "# A" };
- * console.log(typeof text, Array.isArray(contents)); // string false
+ * assert.equal(typeof text, "string");
+ * assert.equal(Array.isArray(contents), false);
  * ```
  */
 export type ResourceReadReturn =
@@ -288,7 +293,8 @@ export interface CompletionRequest {
  * @example
  * ```ts
  * import { NO_REPLY } from "@anubis/core";
- * console.log(typeof NO_REPLY); // symbol
+ * import assert from "node:assert/strict";
+ * assert.equal(typeof NO_REPLY, "symbol");
  * ```
  */
 export const NO_REPLY: unique symbol = Symbol("anubis.noReply");
@@ -301,9 +307,10 @@ export const NO_REPLY: unique symbol = Symbol("anubis.noReply");
  * @example
  * ```ts
  * import { defineServer, type ServerDefinition } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const definition: ServerDefinition = { name: "hello", version: "1.0.0" };
  * const server = defineServer(definition);
- * console.log(server.info.name); // hello
+ * assert.equal(server.info.name, "hello");
  * ```
  */
 export interface ServerDefinition {

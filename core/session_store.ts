@@ -56,6 +56,7 @@ export interface SessionRecord {
  * @example
  * ```ts
  * import type { SessionRecord, SessionStore } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * class MapSessionStore implements SessionStore {
  *   #records = new Map<string, { record: SessionRecord; expiresAt: number }>();
  *   save(record: SessionRecord, ttlMs: number): Promise<void> {
@@ -76,7 +77,7 @@ export interface SessionRecord {
  *     return Promise.resolve();
  *   }
  * }
- * console.log(await new MapSessionStore().load("nope")); // undefined
+ * assert.equal(await new MapSessionStore().load("nope"), undefined);
  * ```
  */
 export interface SessionStore {

@@ -87,8 +87,9 @@ function cases<S>(
  * @example
  * ```ts
  * import { eventStoreContract } from "@anubis/core/testing";
+ * import assert from "node:assert/strict";
  * const cases = eventStoreContract(() => ({ store: null as never }));
- * console.log(cases.length > 5); // true
+ * assert.equal(cases.length > 5, true);
  * ```
  */
 export function eventStoreContract(make: StoreFactory<EventStore>): ContractCase[] {
@@ -173,8 +174,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * @example
  * ```ts
  * import { sessionStoreContract } from "@anubis/core/testing";
+ * import assert from "node:assert/strict";
  * const cases = sessionStoreContract(() => ({ store: null as never }));
- * console.log(cases.length > 3); // true
+ * assert.equal(cases.length > 3, true);
  * ```
  */
 export function sessionStoreContract(make: StoreFactory<SessionStore>): ContractCase[] {

@@ -8,10 +8,11 @@
  * @example
  * ```ts
  * import { KvSessionStore } from "@anubis/session-kv";
+ * import assert from "node:assert/strict";
  * const kv = await Deno.openKv(":memory:");
  * const sessions = new KvSessionStore(kv);
  * await sessions.touch("unknown", 60_000); // ignored
- * console.log(await sessions.load("unknown")); // undefined
+ * assert.equal(await sessions.load("unknown"), undefined);
  * kv.close();
  * ```
  *

@@ -215,9 +215,10 @@ async function refuse(request: Request, response: Response): Promise<Response> {
  * ```ts
  * import { defineServer } from "@anubis/core";
  * import { createHttpHandler } from "@anubis/transport-http";
+ * import assert from "node:assert/strict";
  * const handler = createHttpHandler(defineServer({ name: "hello", version: "1.0.0" }));
  * const response = await handler(new Request("http://localhost/mcp", { method: "GET" }));
- * console.log(response.status); // 400 (no session)
+ * assert.equal(response.status, 400); // no session
  * await response.body?.cancel();
  * handler.close();
  * ```

@@ -60,9 +60,11 @@ export interface ServeInfoLike {
  * @example
  * ```ts
  * import { exchangeOf } from "./request_context.ts";
+ * import assert from "node:assert/strict";
  * const request = new Request("http://localhost/mcp", { headers: { "x-user": "ada" } });
  * const exchange = exchangeOf(request, { assigns: { plan: "pro" } });
- * console.log(exchange.headers?.["x-user"], exchange.assigns?.plan); // ada pro
+ * assert.equal(exchange.headers?.["x-user"], "ada");
+ * assert.equal(exchange.assigns?.plan, "pro");
  * ```
  */
 export function exchangeOf(request: Request, context?: RequestContext): Exchange {

@@ -135,6 +135,7 @@ function savedKey(record: SessionRecord): string {
  * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
  * import { SessionTable } from "./session_table.ts";
+ * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -144,7 +145,9 @@ function savedKey(record: SessionRecord): string {
  *   stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
  * });
  * const entry = table.create();
- * console.log(entry?.session.id?.length, table.create()); // 32 undefined
+ * assert.equal(entry?.session.id?.length, 32);
+ * entry!.session.initialized = true; // a finished handshake is not displaced
+ * assert.equal(table.create(), undefined);
  * table.close();
  * engine.close();
  * ```
@@ -190,6 +193,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -197,7 +201,7 @@ export class SessionTable {
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * table.create();
    * table.create();
-   * console.log(table.size); // 2
+   * assert.equal(table.size, 2);
    * table.close();
    * engine.close();
    * ```
@@ -246,13 +250,15 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create();
-   * console.log(entry?.session.id, entry?.session.transport); // (32 hex digits) http
+   * assert.match(entry?.session.id ?? "", /^[0-9a-f]{32}$/);
+   * assert.equal(entry?.session.transport, "http");
    * table.close();
    * engine.close();
    * ```
@@ -331,14 +337,15 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
-   * console.log(entry.stream); // undefined: most sessions never open one
-   * console.log(table.streamOf(entry) === table.streamOf(entry)); // true
+   * assert.equal(entry.stream, undefined); // most sessions never open one
+   * assert.equal(table.streamOf(entry) === table.streamOf(entry), true);
    * table.close();
    * engine.close();
    * ```
@@ -397,14 +404,15 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
-   * console.log(await table.find(entry.session.id!, { transport: "http" }) === entry); // true
-   * console.log(await table.find("0123456789abcdef", { transport: "http" })); // undefined
+   * assert.equal(await table.find(entry.session.id!, { transport: "http" }) === entry, true);
+   * assert.equal(await table.find("0123456789abcdef", { transport: "http" }), undefined);
    * table.close();
    * engine.close();
    * ```
@@ -446,6 +454,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -475,7 +484,8 @@ export class SessionTable {
    * }, { transport: "http", session: entry.session });
    * await table.persist(entry);
    * await table.persist(entry); // unchanged: not saved again
-   * console.log(saved.length, saved[0].protocolVersion); // 1 2025-06-18
+   * assert.equal(saved.length, 1);
+   * assert.equal(saved[0].protocolVersion, "2025-06-18");
    * table.close();
    * engine.close();
    * ```
@@ -510,6 +520,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -521,7 +532,7 @@ export class SessionTable {
    * entry.session.lastActivity = 0; // the client POSTs nothing while it listens
    * await connection.readable.cancel(); // it leaves: its idle time counts from now
    * table.sweep(true);
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -543,6 +554,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -551,7 +563,7 @@ export class SessionTable {
    * const entry = table.create()!;
    * // Answers nothing this instance (or, without a session bus, any other) asked: dropped.
    * table.answer(entry, { jsonrpc: "2.0", id: "anubis-0123456789abcdef-1", result: {} });
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -573,6 +585,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -580,7 +593,8 @@ export class SessionTable {
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
    * await table.end(entry);
-   * console.log(table.size, entry.session.closed); // 0 true
+   * assert.equal(table.size, 0);
+   * assert.equal(entry.session.closed, true);
    * table.close();
    * engine.close();
    * ```
@@ -602,6 +616,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -610,7 +625,8 @@ export class SessionTable {
    * const entry = table.create()!;
    * table.discard(entry);
    * const found = await table.find(entry.session.id!, { transport: "http" });
-   * console.log(table.size, found); // 0 undefined
+   * assert.equal(table.size, 0);
+   * assert.equal(found, undefined);
    * table.close();
    * engine.close();
    * ```
@@ -639,6 +655,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -647,7 +664,7 @@ export class SessionTable {
    * table.create();
    * table.create()!.session.lastActivity = Date.now() - 120_000; // idle for two minutes
    * table.sweep(true);
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -695,6 +712,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -703,7 +721,9 @@ export class SessionTable {
    * const entry = table.create()!;
    * const connection = await table.streamOf(entry).attach(undefined, false);
    * table.close();
-   * console.log(table.size, connection.open, entry.session.closed); // 0 false true
+   * assert.equal(table.size, 0);
+   * assert.equal(connection.open, false);
+   * assert.equal(entry.session.closed, true);
    * engine.close();
    * ```
    */
