@@ -24,6 +24,7 @@ export * from "./dialect.ts";
 export * from "./registry.ts";
 export * from "./event_store.ts";
 export * from "./session_store.ts";
+export * from "./auth_info.ts";
 export * from "./json_schema.ts";
 export * from "./uri_template.ts";
 export * from "./pagination.ts";

@@ -19,6 +19,7 @@ import {
   type EventStore,
   type McpServer,
   type NotificationBus,
+  principalOf,
   type Registry,
   type SessionStore,
 } from "@anubis/core";
@@ -26,7 +27,7 @@ import { createDefaultRegistry } from "@anubis/dialects";
 import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
-import { type AuthOptions, principalOf, ResourceServer } from "./auth.ts";
+import { type AuthOptions, ResourceServer } from "./auth.ts";
 import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
@@ -64,8 +65,8 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * Makes the endpoint an OAuth 2.1 resource server: every request needs a
    * bearer token that `auth.verifyToken` accepts (see `jwtVerifier`); the
    * RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
-   * (and its path-suffixed form). Handlers see the caller as
-   * `frame.context.authInfo`. Off by default.
+   * (and its path-suffixed form). Handlers see the caller as `frame.auth`.
+   * Off by default.
    */
   auth?: AuthOptions;
   /**
