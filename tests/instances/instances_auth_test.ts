@@ -1,0 +1,129 @@
+/**
+ * Auth across `cli serve --http --auth-*` instances on one KV file, as behind
+ * a load balancer (one `--auth-audience` for all): a legacy session stays
+ * bound to the principal that opened it on whichever instance restores it.
+ * Tokens are real JWTs signed by `jose`, checked against a real JWKS
+ * endpoint on loopback.
+ */
+
+import assert from "node:assert/strict";
+import * as jose from "jose";
+import { initializeRequest, post } from "../helpers/http_helpers.ts";
+import { type Instance, startInstance } from "../helpers/instances_process.ts";
+
+const ISSUER = "https://issuer.test";
+const AUDIENCE = "https://mcp.test/mcp";
+const { publicKey, privateKey } = await jose.generateKeyPair("ES256", { extractable: true });
+const jwk = { ...(await jose.exportJWK(publicKey)), kid: "k1", alg: "ES256", use: "sig" };
+const jwks = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  () => Response.json({ keys: [jwk] }),
+);
+const AUTH_FLAGS = [
+  "--auth-issuer",
+  ISSUER,
+  "--auth-jwks",
+  `http://127.0.0.1:${jwks.addr.port}/jwks`,
+  "--auth-audience",
+  AUDIENCE,
+];
+
+/** A bearer token for `subject`, valid for ten minutes. */
+function tokenFor(subject: string): Promise<string> {
+  return new jose.SignJWT({ scope: "mcp" })
+    .setProtectedHeader({ alg: "ES256", kid: "k1" })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime("10m")
+    .sign(privateKey);
+}
+
+/** Runs `body` with `count` authenticated instances on one fresh KV file. */
+async function withInstances(
+  count: number,
+  body: (instances: Instance[]) => Promise<void>,
+  flags: string[] = [],
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "anubis-auth-instances-" });
+  const instances: Instance[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      instances.push(await startInstance(`${dir}/a.kv`, "both", [...AUTH_FLAGS, ...flags]));
+    }
+    await body(instances);
+  } finally {
+    for (const instance of instances) await instance.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A legacy POST on a session as `bearer`: its status and JSON-RPC answer (JSON or one SSE event). */
+async function onSession(
+  url: string,
+  session: string,
+  bearer: string,
+  message: Record<string, unknown>,
+): Promise<{ status: number; body?: Record<string, unknown> & { error?: { code: number } } }> {
+  const response = await post(url, message, {
+    authorization: `Bearer ${bearer}`,
+    "mcp-session-id": session,
+    "mcp-protocol-version": "2025-11-25",
+  });
+  const text = await response.text();
+  if (text === "") return { status: response.status };
+  return {
+    status: response.status,
+    body: JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]),
+  };
+}
+
+const PING = { jsonrpc: "2.0", id: 2, method: "ping" };
+
+Deno.test("instances auth: a session restored on another instance stays bound to its principal", async () => {
+  await withInstances(2, async ([a, b]) => {
+    const [ada, eve] = await Promise.all([tokenFor("ada"), tokenFor("eve")]);
+    const init = await post(a.url, initializeRequest(1), { authorization: `Bearer ${ada}` });
+    await init.body?.cancel();
+    assert.equal(init.status, 200);
+    const session = init.headers.get("mcp-session-id")!;
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+    assert.equal((await onSession(a.url, session, ada, initialized)).status, 202);
+
+    // Eve first, at the instance that never saw the session: not restored for her.
+    const stranger = await onSession(b.url, session, eve, PING);
+    assert.equal(stranger.status, 404);
+    assert.equal(stranger.body?.error?.code, -32001);
+    const stream = await fetch(b.url, {
+      headers: {
+        accept: "text/event-stream",
+        authorization: `Bearer ${eve}`,
+        "mcp-session-id": session,
+      },
+    });
+    await stream.body?.cancel();
+    assert.equal(stream.status, 404);
+
+    // Ada at B: restored from the store, bound to her there too.
+    const owner = await onSession(b.url, session, ada, PING);
+    assert.equal(owner.status, 200, JSON.stringify(owner.body));
+    assert.deepEqual(owner.body?.result, {});
+    const live = await onSession(b.url, session, eve, PING);
+    assert.equal(live.status, 404);
+    assert.equal(live.body?.error?.code, -32001);
+    const end = await fetch(b.url, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${eve}`, "mcp-session-id": session },
+    });
+    await end.body?.cancel();
+    assert.equal(end.status, 404);
+    // Still Ada's, at both.
+    assert.equal((await onSession(a.url, session, ada, PING)).status, 200);
+    assert.equal((await onSession(b.url, session, ada, PING)).status, 200);
+  });
+});
+
+Deno.test("instances auth: cleanup", async () => {
+  await jwks.shutdown();
+});
