@@ -7,6 +7,7 @@
  * @module
  */
 
+import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
 import { admit, dispatch, NoReply } from "./dispatch.ts";
@@ -762,7 +763,8 @@ export class Engine {
           return await work();
         }
         : work;
-      return withInputs(this.server, request, run, inputs, cancellation);
+      const principal = principalOf(frame.context.authInfo);
+      return withInputs(this.server, request, run, inputs, cancellation, principal);
     }
     if (request.method === "subscriptions/listen") {
       return this.#listen(request, dialect, frame, emit, cancellation, clientInfo);

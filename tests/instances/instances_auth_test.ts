@@ -1,14 +1,16 @@
 /**
  * Auth across `cli serve --http --auth-*` instances on one KV file, as behind
  * a load balancer (one `--auth-audience` for all): a legacy session stays
- * bound to the principal that opened it on whichever instance restores it.
+ * bound to the principal that opened it on whichever instance restores it,
+ * and a stateless `requestState` opens only for the principal it was sealed
+ * for, at any instance.
  * Tokens are real JWTs signed by `jose`, checked against a real JWKS
  * endpoint on loopback.
  */
 
 import assert from "node:assert/strict";
 import * as jose from "jose";
-import { initializeRequest, post } from "../helpers/http_helpers.ts";
+import { headers2026, initializeRequest, post, request2026 } from "../helpers/http_helpers.ts";
 import { type Instance, startInstance } from "../helpers/instances_process.ts";
 
 const ISSUER = "https://issuer.test";
@@ -121,6 +123,52 @@ Deno.test("instances auth: a session restored on another instance stays bound to
     // Still Ada's, at both.
     assert.equal((await onSession(a.url, session, ada, PING)).status, 200);
     assert.equal((await onSession(b.url, session, ada, PING)).status, 200);
+  });
+});
+
+const TOOL = "test_input_required_result_multi_round";
+const ELICITATION = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+
+/** One stateless round of the multi-round tool at `url` as `bearer`. */
+async function round(
+  url: string,
+  bearer: string,
+  id: number,
+  extra: Record<string, unknown> = {},
+): Promise<
+  {
+    result?: { requestState?: string; resultType?: string };
+    error?: { code: number; message: string };
+  }
+> {
+  const body = request2026(id, "tools/call", { name: TOOL, arguments: {}, ...extra }, ELICITATION);
+  const response = await post(url, body, {
+    ...headers2026("tools/call", TOOL),
+    authorization: `Bearer ${bearer}`,
+  });
+  assert.equal(response.status, 200);
+  return await response.json();
+}
+
+Deno.test("instances auth: a requestState opens for the principal it was sealed for, and no other", async () => {
+  await withInstances(2, async ([a, b]) => {
+    const [ada, eve] = await Promise.all([tokenFor("ada"), tokenFor("eve")]);
+    const first = (await round(a.url, ada, 1)).result!;
+    assert.equal(first.resultType, "input_required");
+    const answer = {
+      requestState: first.requestState,
+      inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+    };
+    // Eve replays Ada's state, at either instance: refused as a tampered state.
+    for (const url of [b.url, a.url]) {
+      const stolen = await round(url, eve, 2, answer);
+      assert.equal(stolen.error?.code, -32602);
+      assert.match(stolen.error!.message, /integrity check failed/);
+    }
+    // Ada's own round 2, at the other instance, goes on.
+    const second = await round(b.url, ada, 2, answer);
+    assert.equal(second.error, undefined, JSON.stringify(second.error));
+    assert.equal(second.result?.resultType, "input_required");
   });
 });
 
