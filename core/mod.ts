@@ -25,6 +25,7 @@ export * from "./registry.ts";
 export * from "./event_store.ts";
 export * from "./session_store.ts";
 export * from "./auth_info.ts";
+export * from "./rate_limit_store.ts";
 export * from "./json_schema.ts";
 export * from "./uri_template.ts";
 export * from "./pagination.ts";

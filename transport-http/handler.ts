@@ -72,7 +72,8 @@ export interface HttpHandlerOptions extends OriginPolicy {
   /**
    * Limits how fast each caller may POST (tool calls included): a token
    * bucket per principal, or per client address without `auth`. Over the
-   * limit, 429 with `Retry-After` and a JSON-RPC error. Off by default.
+   * limit, 429 with `Retry-After` and a JSON-RPC error. Off by default; in
+   * memory unless `rateLimit.store` shares the buckets between instances.
    */
   rateLimit?: RateLimitOptions;
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
@@ -288,7 +289,8 @@ export function createHttpHandler(
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
     if (buckets !== undefined) {
       const address = (context as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-      const wait = buckets.take(principalOf(context?.authInfo) ?? address?.hostname ?? "");
+      let wait = buckets.take(principalOf(context?.authInfo) ?? address?.hostname ?? "");
+      if (typeof wait !== "number") wait = await wait;
       if (wait > 0) {
         return await refuse(
           request,

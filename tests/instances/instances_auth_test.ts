@@ -2,8 +2,9 @@
  * Auth across `cli serve --http --auth-*` instances on one KV file, as behind
  * a load balancer (one `--auth-audience` for all): a legacy session stays
  * bound to the principal that opened it on whichever instance restores it,
- * and a stateless `requestState` opens only for the principal it was sealed
- * for, at any instance.
+ * a stateless `requestState` opens only for the principal it was sealed
+ * for, at any instance, and `--rate-limit` is one limit per principal across
+ * the instances (the buckets live in the KV file).
  * Tokens are real JWTs signed by `jose`, checked against a real JWKS
  * endpoint on loopback.
  */
@@ -170,6 +171,40 @@ Deno.test("instances auth: a requestState opens for the principal it was sealed 
     assert.equal(second.error, undefined, JSON.stringify(second.error));
     assert.equal(second.result?.resultType, "input_required");
   });
+});
+
+Deno.test("instances auth: --rate-limit is one bucket per principal across instances, shared through KV", async () => {
+  // 0.1/s: one token every 10 s, so the test's own pace refills nothing.
+  await withInstances(2, async ([a, b]) => {
+    const [ada, eve] = await Promise.all([tokenFor("ada"), tokenFor("eve")]);
+    const ping = (url: string, bearer: string) =>
+      post(url, request2026(1, "tools/list"), {
+        ...headers2026("tools/list"),
+        authorization: `Bearer ${bearer}`,
+      });
+    // The burst of 4, spread over both instances (in memory each would allow 4).
+    for (const url of [a.url, b.url, a.url, b.url]) {
+      const allowed = await ping(url, ada);
+      await allowed.body?.cancel();
+      assert.equal(allowed.status, 200);
+    }
+    for (const url of [a.url, b.url]) {
+      const limited = await ping(url, ada);
+      assert.equal(limited.status, 429);
+      const retryAfter = Number(limited.headers.get("retry-after"));
+      assert.ok(retryAfter >= 1 && retryAfter <= 10, `Retry-After ${retryAfter}`);
+      const body = await limited.json();
+      assert.equal(body.jsonrpc, "2.0");
+      assert.equal(body.id, null);
+      assert.equal(body.error.code, -32000);
+      assert.match(body.error.message, /rate limit/);
+      assert.ok(body.error.data.retryAfterMs > 0);
+    }
+    // Another principal has its own bucket.
+    const other = await ping(b.url, eve);
+    await other.body?.cancel();
+    assert.equal(other.status, 200);
+  }, ["--rate-limit", "0.1/s", "--rate-limit-burst", "4"]);
 });
 
 Deno.test("instances auth: cleanup", async () => {
