@@ -30,14 +30,23 @@ const decoder = new TextDecoder();
 /** Commits tried before a contended bucket counts as empty for this request. */
 const ATTEMPTS = 8;
 
+/** Takes of one caller waiting for the same read and commit. */
+interface Batch {
+  readonly limit: RateLimit;
+  readonly takers: { resolve(wait: number): void; reject(error: unknown): void }[];
+}
+
 /**
  * Token buckets in Deno KV, as GCRA: one value per caller, the time its
  * bucket is next full (its "theoretical arrival time"), as JSON bytes so
  * Deno and Node share it. A take reads it and commits the new time with a
- * versionstamp check: one read and one commit per request, and two
- * instances cannot spend the same token. A bucket contended past a few
- * retries refuses this request (for one token's time) rather than waiting.
- * Keys expire once their bucket is full again.
+ * versionstamp check, so two instances cannot spend the same token. Takes
+ * of one caller that arrive while its commit is in flight wait for it and
+ * then go together, in one read and one commit: a busy caller costs one
+ * commit per round trip to the database, not one per request, and never
+ * races itself. A bucket contended past a few retries (other instances)
+ * refuses the batch for one token's time. Keys expire once their bucket is
+ * full again.
  *
  * @example
  * ```ts
@@ -52,6 +61,9 @@ const ATTEMPTS = 8;
  * const wait = await a.take("ada", limit); // the burst is spent, across both
  * assert.ok(wait > 0 && wait <= 1000);
  * assert.equal(await b.take("eve", limit), 0); // another caller has a bucket of its own
+ * // Three at once: one read and one commit, the burst decides who goes.
+ * const waits = await Promise.all([1, 2, 3].map(() => a.take("zoe", limit)));
+ * assert.deepEqual(waits.map((w) => w > 0), [false, false, true]);
  * kv.close();
  * ```
  */
@@ -59,6 +71,8 @@ export class KvRateLimitStore implements RateLimitStore {
   readonly #kv: KvLike;
   readonly #prefix: readonly KvKeyPart[];
   readonly #now: () => number;
+  /** Per caller: the takes waiting for the commit in flight (an empty batch: none wait). */
+  readonly #next = new Map<string, Batch>();
 
   /**
    * Creates the store.
@@ -94,7 +108,35 @@ export class KvRateLimitStore implements RateLimitStore {
    * kv.close();
    * ```
    */
-  async take(key: string, limit: RateLimit): Promise<number> {
+  take(key: string, limit: RateLimit): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const waiting = this.#next.get(key);
+      if (waiting) {
+        waiting.takers.push({ resolve, reject });
+        return;
+      }
+      this.#run(key, { limit, takers: [{ resolve, reject }] });
+    });
+  }
+
+  /** Serves a batch, then the takes that arrived meanwhile, until none did. */
+  async #run(key: string, batch: Batch): Promise<void> {
+    for (let current: Batch | undefined = batch; current;) {
+      const next: Batch = { limit: current.limit, takers: [] };
+      this.#next.set(key, next);
+      try {
+        const waits = await this.#takeMany(key, current.limit, current.takers.length);
+        current.takers.forEach((taker, i) => taker.resolve(waits(i)));
+      } catch (error) {
+        for (const taker of current.takers) taker.reject(error);
+      }
+      current = next.takers.length > 0 ? next : undefined;
+    }
+    this.#next.delete(key);
+  }
+
+  /** Takes `count` tokens in one read and commit: the wait of the i-th taker. */
+  async #takeMany(key: string, limit: RateLimit, count: number): Promise<(i: number) => number> {
     const interval = 1000 / limit.perSecond;
     const tolerance = (limit.burst - 1) * interval;
     const at = [...this.#prefix, key];
@@ -106,20 +148,26 @@ export class KvRateLimitStore implements RateLimitStore {
           ? Number(JSON.parse(decoder.decode(entry.value)))
           : 0;
         const arrival = Math.max(Number.isFinite(stored) ? stored : 0, now);
-        if (arrival - now > tolerance) return Math.ceil(arrival - now - tolerance);
-        const next = arrival + interval;
+        // How many fit: each admitted one moves the arrival time one interval on.
+        const room = Math.floor((tolerance - (arrival - now)) / interval) + 1;
+        const admitted = Math.max(0, Math.min(count, room));
+        const next = arrival + admitted * interval;
+        const refused = Math.max(1, Math.ceil(next - now - tolerance));
+        const waits = (i: number) => i < admitted ? 0 : refused;
+        if (admitted === 0) return waits;
         const committed = await this.#kv.atomic()
           .check({ key: at, versionstamp: entry.versionstamp })
           .set(at, encoder.encode(JSON.stringify(next)), {
             expireIn: Math.ceil(next - now) + 1000,
           })
           .commit();
-        if (committed.ok) return 0;
+        if (committed.ok) return waits;
       } catch (error) {
         if (!isLockedError(error)) throw error;
       }
       await backoff(attempt);
     }
-    return Math.ceil(interval);
+    const contended = Math.ceil(interval);
+    return () => contended;
   }
 }
