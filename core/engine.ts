@@ -369,9 +369,15 @@ export class Engine {
         return undefined;
       }
       const claim = classifyEra(message);
-      return claim.era === "stateless"
+      const mark = this.server.notify.published;
+      const reply = claim.era === "stateless"
         ? await this.#stateless(message, exchange, claim.version)
         : await this.#legacy(message, exchange);
+      // Changes raised while it ran reach the other instances' stored
+      // streams before this answer leaves (nothing to wait for without a bus).
+      const recorded = this.server.notify.recorded(mark);
+      if (recorded !== undefined) await recorded;
+      return reply;
     } catch (error) {
       // Only reached on a defect in the engine itself; the client still gets an answer.
       console.error("anubis: engine failure:", error);
