@@ -44,7 +44,7 @@ export interface AuthInfo {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { principalOf } from "@anubis/core";
+ * import { principalOf } from "@anubis/core/engine";
  * assert.equal(principalOf({ subject: "ada", clientId: "app", scopes: [] }), "ada");
  * assert.equal(principalOf({ clientId: "app", scopes: [] }), "app");
  * assert.equal(principalOf(undefined), undefined);

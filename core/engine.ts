@@ -45,7 +45,7 @@ import type { Era, Implementation } from "./types.ts";
  *
  * @example
  * ```ts
- * import { type EngineOptions, Registry } from "@anubis/core";
+ * import { type EngineOptions, Registry } from "@anubis/core/engine";
  * const options: EngineOptions = { registry: new Registry(), maxSubscriptions: 256 };
  * ```
  */
@@ -62,7 +62,8 @@ export interface EngineOptions {
  *
  * @example
  * ```ts
- * import { defineServer, Engine, Registry } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine, Registry } from "@anubis/core/engine";
  * const server = defineServer({ name: "s", version: "1.0.0" });
  * const engine = new Engine(server, { registry: new Registry() });
  * console.log(engine.supportedVersions()); // []
@@ -75,7 +76,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "notes", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * console.log(engine.server === server, engine.server.info.name); // true notes
@@ -88,7 +90,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([dialect("2025-11-25", "legacy")]);
@@ -135,7 +138,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([
@@ -167,7 +171,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([
@@ -197,7 +202,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ transport: "stdio" });
@@ -216,7 +222,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * console.log(engine.listenerCount); // 0
@@ -235,7 +242,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({
@@ -261,7 +269,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ id: "b4f1", transport: "http" });
@@ -284,7 +293,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, defineServer, Engine, MetaKey, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, MetaKey, Registry } from "@anubis/core/engine";
    * import * as s from "@anubis/core/schema";
    * // A stand-in; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const requestMetaSchema: s.Schema = s.object({ [MetaKey.protocolVersion]: s.string() });
@@ -342,7 +352,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const exchange = { transport: "stdio", session: engine.createSession({ transport: "stdio" }) };
@@ -399,7 +410,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const responses = await engine.handleBatch([
@@ -429,7 +441,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const server = defineServer({
@@ -464,7 +477,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, type Dialect, Engine, type Era, Registry } from "@anubis/core";
+   * import { defineServer, type Era } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * import type { SessionRecord } from "@anubis/core";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
@@ -507,7 +521,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const server = defineServer({ name: "s", version: "1.0.0" });

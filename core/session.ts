@@ -24,7 +24,7 @@ import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { SessionOptions } from "@anubis/core";
+ * import type { SessionOptions } from "@anubis/core/engine";
  * const options: SessionOptions = { id: crypto.randomUUID(), transport: "http" };
  * ```
  */
@@ -88,7 +88,7 @@ interface PendingRequest {
  *
  * @example
  * ```ts
- * import { Session } from "@anubis/core";
+ * import { Session } from "@anubis/core/engine";
  * const session = new Session({ transport: "stdio" });
  * console.log(session.initialized); // false
  * ```
@@ -99,7 +99,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ id: "b4f1", transport: "http" });
    * console.log(session.id); // b4f1
    * console.log(new Session({ transport: "stdio" }).id); // undefined
@@ -111,7 +111,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * console.log(new Session({ transport: "stdio" }).transport); // stdio
    * ```
    */
@@ -121,7 +121,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.onMessage = (message) => console.log("method" in message && message.method);
    * const changed = { jsonrpc: "2.0" as const, method: "notifications/tools/list_changed" };
@@ -134,7 +134,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.dialect?.version); // undefined
    * ```
@@ -147,7 +147,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const info = { name: "inspector", version: "1.0.0" };
    * session.clientInfo = info;
@@ -164,7 +164,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.clientInfo = { name: "inspector", version: "1.0.0" };
    * try {
@@ -182,7 +182,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.clientCapabilities = { roots: { listChanged: true } };
    * console.log(session.clientCapabilities.roots); // { listChanged: true }
@@ -197,7 +197,8 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { type ClientCapabilities, Session } from "@anubis/core";
+   * import { type ClientCapabilities } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const declared: ClientCapabilities = { sampling: {} };
    * session.clientCapabilities = declared;
@@ -213,7 +214,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.initialized); // false
    * ```
@@ -224,7 +225,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.logLevel); // undefined
    * session.logLevel = "warning";
@@ -242,7 +243,7 @@ export class Session {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ id: "b4f1", transport: "http" });
    * assert.equal(session.owner, undefined);
    * session.owner = "ada";
@@ -255,7 +256,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.subscriptions.add("file:///notes/1");
    * console.log(session.subscriptions.size); // 1
@@ -273,7 +274,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.isSubscribed("file:///notes/1")); // false
    * session.subscriptions.add("file:///notes/1");
@@ -291,7 +292,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.subscribedUris()); // []
    * session.subscriptions.add("file:///notes/1");
@@ -306,7 +307,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.assigns.value.userId = 7;
    * console.log(session.assigns.value); // { userId: 7 }
@@ -321,7 +322,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(Date.now() - session.lastActivity < 1000); // true
    * ```
@@ -332,7 +333,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.closed); // false
    * session.close();
@@ -372,7 +373,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const emit = () => Promise.resolve();
    * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
@@ -392,7 +393,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * console.log(session.inflightCount); // 1
@@ -413,7 +414,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track("req-1");
    * session.cancel("req-1", "user pressed stop");
@@ -434,7 +435,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * session.untrack(1, cancellation);
@@ -454,7 +455,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * session.cancel(2); // unknown: ignored
@@ -482,7 +483,8 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { type JsonRpcMessage, type JsonRpcRequest, Session } from "@anubis/core";
+   * import { type JsonRpcRequest } from "@anubis/core";
+   * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const sent: JsonRpcMessage[] = [];
    * const emit = (message: JsonRpcMessage) => Promise.resolve(void sent.push(message));
@@ -559,7 +561,8 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { type JsonRpcMessage, type JsonRpcRequest, Session } from "@anubis/core";
+   * import { type JsonRpcRequest } from "@anubis/core";
+   * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const sent: JsonRpcRequest[] = [];
    * const emit = (message: JsonRpcMessage) => {
@@ -602,7 +605,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * const emit = () => Promise.resolve();

@@ -6,18 +6,15 @@
  * @module
  */
 
+import type { EventStore, NotificationBus, SessionRecord, SessionStore } from "@anubis/core";
 import type {
   Engine,
-  EventStore,
   Exchange,
   JsonRpcErrorResponse,
   JsonRpcMessage,
   JsonRpcResultResponse,
-  NotificationBus,
   Session,
-  SessionRecord,
-  SessionStore,
-} from "@anubis/core";
+} from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import { SessionLinks } from "./session_links.ts";
 import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
@@ -27,7 +24,7 @@ import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_str
  *
  * @example
  * ```ts
- * import type { SessionTableOptions } from "@anubis/transport-http";
+ * import type { SessionTableOptions } from "./session_table.ts";
  * const options: SessionTableOptions = {
  *   maxSessions: 100,
  *   idleMs: 60_000,
@@ -69,7 +66,7 @@ export interface SessionTableOptions {
  *
  * @example
  * ```ts
- * import type { SessionEntry } from "@anubis/transport-http";
+ * import type { SessionEntry } from "./session_table.ts";
  * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream?.attached}`;
  * ```
  */
@@ -134,9 +131,10 @@ function savedKey(record: SessionRecord): string {
  *
  * @example
  * ```ts
- * import { defineServer, Engine } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { SessionTable } from "@anubis/transport-http";
+ * import { SessionTable } from "./session_table.ts";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -192,9 +190,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -218,9 +217,10 @@ export class SessionTable {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -246,9 +246,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -288,9 +289,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -329,9 +331,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -357,9 +360,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -397,9 +401,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -455,9 +460,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, type SessionRecord, type SessionStore } from "@anubis/core";
+   * import { defineServer, type SessionRecord, type SessionStore } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -518,9 +524,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -550,9 +557,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -579,9 +587,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -607,9 +616,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -643,9 +653,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -698,9 +709,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
