@@ -7,6 +7,7 @@
  * @module
  */
 
+import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
 import { admit, dispatch, NoReply } from "./dispatch.ts";
@@ -392,9 +393,15 @@ export class Engine {
         return undefined;
       }
       const claim = classifyEra(message);
-      return claim.era === "stateless"
+      const mark = this.server.notify.published;
+      const reply = claim.era === "stateless"
         ? await this.#stateless(message, exchange, claim.version)
         : await this.#legacy(message, exchange);
+      // Changes raised while it ran reach the other instances' stored
+      // streams before this answer leaves (nothing to wait for without a bus).
+      const recorded = this.server.notify.recorded(mark);
+      if (recorded !== undefined) await recorded;
+      return reply;
     } catch (error) {
       // Only reached on a defect in the engine itself; the client still gets an answer.
       console.error("anubis: engine failure:", error);
@@ -797,7 +804,8 @@ export class Engine {
           return await work();
         }
         : work;
-      return withInputs(this.server, request, run, inputs, cancellation);
+      const principal = principalOf(frame.context.authInfo);
+      return withInputs(this.server, request, run, inputs, cancellation, principal);
     }
     if (request.method === "subscriptions/listen") {
       const clientInfo = frame.context.clientInfo as Implementation;

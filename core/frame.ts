@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuthInfo } from "./auth_info.ts";
 import type { Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
@@ -67,7 +68,10 @@ export interface FrameContext {
   readonly headers: Readonly<Record<string, string>>;
   /** What an HTTP middleware attached to the request. */
   readonly assigns: Readonly<Record<string, unknown>>;
-  /** Authentication facts a middleware attached, if any. */
+  /**
+   * Authentication facts the transport's auth or a middleware attached, if
+   * any (an `AuthInfo` from the HTTP transport; typed as such on `frame.auth`).
+   */
   readonly authInfo?: unknown;
   /** Aborts when the request is cancelled or its client went away. */
   readonly signal: AbortSignal;
@@ -267,6 +271,60 @@ export class Frame {
    */
   get context(): FrameContext {
     return this.#scope.context;
+  }
+
+  /**
+   * The caller, as the transport's auth verified it (`auth` of
+   * `@anubis/transport-http`) or a middleware attached it: the request
+   * context's `authInfo`, in both eras; `undefined` for an unauthenticated
+   * caller (stdio, HTTP without auth).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { defineServer } from "@anubis/core";
+   * import { createHttpHandler } from "@anubis/transport-http";
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1.0.0",
+   *   tools: [{
+   *     name: "whoami",
+   *     handler: (_args, frame) => `${frame.auth?.subject ?? "anonymous"} ${frame.auth?.scopes}`,
+   *   }],
+   * });
+   * const handler = createHttpHandler(server, {
+   *   auth: { verifyToken: (token) => Promise.resolve({ subject: token, scopes: ["mcp"] }) },
+   * });
+   * const _meta = {
+   *   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+   *   "io.modelcontextprotocol/clientCapabilities": {},
+   * };
+   * const response = await handler(
+   *   new Request("http://localhost/mcp", {
+   *     method: "POST",
+   *     headers: {
+   *       authorization: "Bearer ada",
+   *       accept: "application/json, text/event-stream",
+   *       "content-type": "application/json",
+   *       "mcp-protocol-version": "2026-07-28",
+   *       "mcp-method": "tools/call",
+   *       "mcp-name": "whoami",
+   *     },
+   *     body: JSON.stringify({
+   *       jsonrpc: "2.0",
+   *       id: 1,
+   *       method: "tools/call",
+   *       params: { name: "whoami", arguments: {}, _meta },
+   *     }),
+   *   }),
+   * );
+   * assert.equal((await response.json()).result.content[0].text, "ada mcp");
+   * handler.close();
+   * ```
+   */
+  get auth(): AuthInfo | undefined {
+    const info = this.#scope.context.authInfo;
+    return info !== null && typeof info === "object" ? info as AuthInfo : undefined;
   }
 
   /**

@@ -77,5 +77,7 @@ export {
 } from "./request_state.ts";
 export type { EventStore, StoredEvent } from "./event_store.ts";
 export type { SessionRecord, SessionStore } from "./session_store.ts";
+export type { RateLimit, RateLimitStore } from "./rate_limit_store.ts";
+export type { AuthInfo } from "./auth_info.ts";
 export type { BusMessage, NotificationBus } from "./notification_bus.ts";
 export { UriTemplate } from "./uri_template.ts";

@@ -67,6 +67,10 @@ export interface NotificationBus<M = BusMessage> {
    * Sends a change raised on this instance to the others.
    *
    * @param message The change and the sessions already served.
+   * @returns Nothing; a bus that records changes durably may return a
+   *   promise that settles (never rejects) once this one is recorded for
+   *   the others: the engine answers the request that raised it only then,
+   *   so an instance killed right after answering loses nothing.
    */
   publish(message: M): void;
   /**

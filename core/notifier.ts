@@ -137,6 +137,9 @@ export type ChangeListener = (
 export class Notifier {
   #listeners = new Set<ChangeListener>();
   #bus?: NotificationBus;
+  /** Deliveries not yet recorded, with the publish count when each began (made on first use). */
+  #inflight: Map<Promise<void>, number> | undefined;
+  #published = 0;
 
   /**
    * Registers a listener.
@@ -212,8 +215,98 @@ export class Notifier {
    * ```
    */
   publish(event: ChangeEvent): void {
+    this.#published++;
     const delivered = this.#deliver(event);
-    this.#bus?.publish({ event, delivered });
+    // A bus that records durably returns a promise (see NotificationBus.publish).
+    const recording: unknown = this.#bus?.publish({ event, delivered });
+    if (recording instanceof Promise) this.track(recording);
+  }
+
+  /**
+   * How many changes were published here so far: a mark for
+   * {@link recorded}, read when a request starts.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * notifier.toolsListChanged();
+   * assert.equal(notifier.published, 1);
+   * ```
+   */
+  get published(): number {
+    return this.#published;
+  }
+
+  /**
+   * With a bus connected, makes {@link recorded} wait for a delivery in
+   * flight (a bus publish, or a local session's stream appending the change
+   * to the shared event store); without a bus (one instance) it does nothing.
+   *
+   * @param delivery Settles once the change is recorded.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * notifier.track(new Promise(() => {})); // no bus: not waited for
+   * assert.equal(notifier.recorded(), undefined);
+   * notifier.connect({ publish() {}, subscribe: () => () => {} });
+   * let appended = false;
+   * notifier.track(Promise.resolve().then(() => void (appended = true)));
+   * await notifier.recorded();
+   * assert.ok(appended);
+   * ```
+   */
+  track(delivery: Promise<unknown>): void {
+    if (this.#bus === undefined) return;
+    const inflight = this.#inflight ??= new Map();
+    const done: Promise<void> = delivery.then(() => {}, () => {}).finally(() =>
+      inflight.delete(done)
+    );
+    inflight.set(done, this.#published);
+  }
+
+  /**
+   * Settles once every change published after the mark `since` (see
+   * {@link published}) is recorded (see {@link NotificationBus.publish});
+   * `undefined` when none is in flight, which is always the case without a
+   * bus or with a bus that records nothing durably. The engine awaits it
+   * before answering a request, with the mark read when the request began:
+   * a change the request raised is recorded before the answer leaves, and
+   * changes raised before it began do not hold it up.
+   *
+   * @param since The mark; default 0 (every change in flight).
+   * @returns The wait, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { type BusMessage, Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * assert.equal(notifier.recorded(), undefined);
+   * const stored: BusMessage[] = [];
+   * notifier.connect({
+   *   publish: (message) => Promise.resolve().then(() => void stored.push(message)),
+   *   subscribe: () => () => {},
+   * });
+   * const mark = notifier.published;
+   * notifier.toolsListChanged();
+   * assert.equal(stored.length, 0); // on its way
+   * assert.equal(notifier.recorded(notifier.published), undefined); // nothing after the new mark
+   * await notifier.recorded(mark);
+   * assert.equal(stored.length, 1);
+   * assert.equal(notifier.recorded(), undefined);
+   * ```
+   */
+  recorded(since = 0): Promise<void> | undefined {
+    const inflight = this.#inflight;
+    if (inflight === undefined || inflight.size === 0) return undefined;
+    let waits: Promise<void>[] | undefined;
+    for (const [done, at] of inflight) if (at > since) (waits ??= []).push(done);
+    return waits && Promise.all(waits).then(() => {});
   }
 
   /**

@@ -38,6 +38,12 @@ export interface RequestStatePayload {
   answers: Record<string, unknown>;
   /** How many rounds asked for input so far. */
   round: number;
+  /**
+   * The principal of the caller the state was sealed for (`principalOf` its
+   * auth info); absent for an unauthenticated caller. Only that principal's
+   * retry opens it.
+   */
+  principal?: string;
 }
 
 const encoder = new TextEncoder();
@@ -301,9 +307,11 @@ export class RequestStateCodec {
    * @param target The tool or prompt name, or resource URI, of the retry.
    * @param argumentsDigest {@link RequestStateCodec.argumentsDigest} of the
    * retry's arguments (`""` for a method without arguments).
+   * @param principal The retrying caller's principal (`undefined`: none).
    * @returns The payload.
    * @throws {McpError} `-32602` when the state was tampered with, has expired,
-   * or belongs to another method, target or arguments.
+   * belongs to another method, target or arguments, or was sealed for
+   * another principal (answered as a tampered state: "integrity check failed").
    *
    * @example
    * ```ts
@@ -325,6 +333,7 @@ export class RequestStateCodec {
     method: string,
     target: string,
     argumentsDigest = "",
+    principal?: string,
   ): Promise<RequestStatePayload> {
     const [bodyText, signatureText, extra] = state.split(".");
     let body: Uint8Array, signature: Uint8Array;
@@ -337,6 +346,8 @@ export class RequestStateCodec {
     }
     if (!await this.#verify(signature, body)) throw integrityError();
     const payload = JSON.parse(decoder.decode(body)) as RequestStatePayload & { expiresAt: number };
+    // Another caller's state is refused like a forged one: nothing about it is told.
+    if (payload.principal !== principal) throw integrityError();
     if (
       payload.method !== method || payload.target !== target ||
       (payload.argumentsDigest ?? "") !== argumentsDigest
@@ -352,6 +363,7 @@ export class RequestStateCodec {
       argumentsDigest: payload.argumentsDigest ?? "",
       answers: payload.answers ?? {},
       round: payload.round ?? 0,
+      ...(principal === undefined ? {} : { principal }),
     };
   }
 

@@ -248,6 +248,24 @@ export class Session {
    */
   logLevel?: LogLevel;
   /**
+   * The principal the session is bound to (`principalOf` of the caller that
+   * opened it), when the transport binds sessions (the HTTP transport with
+   * `auth`): kept in the session's record, so an instance that restores the
+   * session binds it too, and a request from another principal finds no
+   * session. `undefined`: not bound.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Session } from "@anubis/core/engine";
+   * const session = new Session({ id: "b4f1", transport: "http" });
+   * assert.equal(session.owner, undefined);
+   * session.owner = "ada";
+   * assert.equal(session.owner, "ada");
+   * ```
+   */
+  owner?: string;
+  /**
    * URIs the client subscribed to (made on first use; readers use {@link isSubscribed}).
    *
    * @example

@@ -96,5 +96,6 @@ export function sessionRecord(
     updatedAt: Date.now(),
   };
   if (session.logLevel) record.logLevel = session.logLevel;
+  if (session.owner !== undefined) record.owner = session.owner;
   return record;
 }

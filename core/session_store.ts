@@ -43,6 +43,8 @@ export interface SessionRecord {
   logLevel?: LogLevel;
   /** URIs subscribed with `resources/subscribe`. */
   subscriptions: string[];
+  /** The principal the session is bound to, if any (see `Session.owner`). */
+  owner?: string;
   /** The frame's assigns after `serializeAssigns`. */
   assigns: JsonObject;
   /** When the record was last written (ms since the epoch). */

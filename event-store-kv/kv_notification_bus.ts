@@ -151,10 +151,10 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * kv.close();
    * ```
    */
-  publish(message: M): void {
+  publish(message: M): Promise<void> {
     const envelope: Envelope<M> = { origin: this.#origin, ...message };
     const data = JSON.stringify(envelope);
-    this.#publishing = this.#publishing.then(() =>
+    return this.#publishing = this.#publishing.then(() =>
       this.#log.append(this.#channel, data).then(
         () => {},
         (error) => console.error("anubis: notification bus publish failed:", error),

@@ -140,8 +140,10 @@ export class LegacyEndpoint {
    * @param limits Keep-alive and resumability.
    * @param posts Records POST streams for resumption (with an event store).
    * @param principalOf Binds each session to the principal that opened it,
-   *   read from the request's `authInfo`: another principal's requests find
-   *   no session. Unset, sessions are not bound.
+   *   read from the request's `authInfo` (kept in the session's record, so
+   *   the binding holds on every instance that restores it): another
+   *   principal's requests find no session. Unset, sessions opened here are
+   *   not bound (and a bound one refuses every caller here).
    */
   constructor(
     engine: Engine,
@@ -550,7 +552,7 @@ export class LegacyEndpoint {
     }
     const entry = this.#sessions.create(client);
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
-    if (this.#principalOf) entry.owner = this.#principalOf(context?.authInfo) ?? "";
+    if (this.#principalOf) entry.session.owner = this.#principalOf(context?.authInfo) ?? "";
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
@@ -597,7 +599,11 @@ export class LegacyEndpoint {
     }
     let entry: SessionEntry | "full" | undefined;
     try {
-      entry = await this.#sessions.find(sessionId, exchange);
+      entry = await this.#sessions.find(
+        sessionId,
+        exchange,
+        this.#principalOf?.(exchange.authInfo) ?? "",
+      );
     } catch (error) {
       // The store failed, or the server refused the restore: an internal
       // error (seed 000), not the 404 of a session that does not exist.
@@ -609,11 +615,7 @@ export class LegacyEndpoint {
         "Internal error: the session could not be loaded or restored",
       );
     }
-    if (
-      !entry ||
-      (entry !== "full" && entry.owner !== undefined &&
-        entry.owner !== (this.#principalOf?.(exchange.authInfo) ?? ""))
-    ) {
+    if (!entry) {
       // Unknown, or another principal's: the same answer either way.
       return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
     }

@@ -11,7 +11,7 @@ import { headerRecord } from "./header_record.ts";
 /**
  * Facts a middleware attached to a request, passed as the handler's second
  * argument; handlers see them as `frame.context.assigns` (merged into the
- * session's assigns in the legacy era) and `frame.context.authInfo`.
+ * session's assigns in the legacy era) and `frame.auth` (an `AuthInfo`).
  *
  * @example
  * ```ts

@@ -84,11 +84,6 @@ export interface SessionEntry {
   touchedAt: number;
   /** Who opened it, for the per-client bound. */
   client?: string;
-  /**
-   * The principal that opened it, when the endpoint binds sessions to
-   * principals (auth on); another principal finds no session.
-   */
-  owner?: string;
 }
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
@@ -119,6 +114,11 @@ function newSessionId(): string {
 /** Whether a session may make room: its handshake never finished and nothing holds it. */
 function evictable({ session, stream }: SessionEntry): boolean {
   return !session.initialized && !stream?.attached && session.inflightCount === 0;
+}
+
+/** Whether a session bound to `owner` (unbound: `undefined`) is open to `principal`. */
+function ownedBy(owner: string | undefined, principal: string): boolean {
+  return owner === undefined || owner === principal;
 }
 
 /** The record without its timestamp, as compared to skip saving an unchanged record. */
@@ -158,7 +158,11 @@ export class SessionTable {
   readonly #entries = new Map<string, SessionEntry>();
   /** Each client's sessions, oldest first. */
   readonly #byClient = new Map<string, Set<SessionEntry>>();
-  readonly #restoring = new Map<string, Promise<SessionEntry | "full" | undefined>>();
+  /** Restores under way, by session id, with the principal each is for. */
+  readonly #restoring = new Map<
+    string,
+    { principal: string; done: Promise<SessionEntry | "full" | undefined> }
+  >();
   readonly #links: SessionLinks;
   readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
@@ -389,10 +393,14 @@ export class SessionTable {
    * Finds a live session, or restores it from the session store. With a
    * session store, a live session is checked against it (one read), so a
    * session ended on another instance is unknown here as well; when the
-   * store cannot be read, the live session still answers.
+   * store cannot be read, the live session still answers. A session bound
+   * to another principal (`Session.owner`, kept in its record) is unknown to
+   * this one, and is not restored for it: the server's restore callbacks
+   * never run with a stranger's request.
    *
    * @param id The `Mcp-Session-Id`.
    * @param exchange The request asking (for the restore callbacks).
+   * @param principal The principal asking (`""`: none).
    * @returns The entry, `undefined` for an unknown or expired session, or
    * `"full"` when the session is stored but the table has no room for it.
    * @throws When the session store cannot be read, or the server refused to
@@ -417,11 +425,16 @@ export class SessionTable {
    * engine.close();
    * ```
    */
-  async find(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
+  async find(
+    id: string,
+    exchange: Exchange,
+    principal = "",
+  ): Promise<SessionEntry | "full" | undefined> {
     this.sweep(false);
     const entry = this.#entries.get(id);
     const store = this.#options.sessionStore;
     if (entry) {
+      if (!ownedBy(entry.session.owner, principal)) return undefined;
       // With a shared store another instance may have ended the session
       // (DELETE there): a live entry whose record is gone is gone here too.
       // A store that cannot answer does not stop a live session.
@@ -433,12 +446,17 @@ export class SessionTable {
       return undefined;
     }
     if (!store) return undefined;
-    let restoring = this.#restoring.get(id);
-    if (!restoring) {
-      restoring = this.#restore(id, exchange).finally(() => this.#restoring.delete(id));
-      this.#restoring.set(id, restoring);
+    const restoring = this.#restoring.get(id);
+    if (restoring?.principal === principal) return await restoring.done;
+    if (restoring) {
+      // Another principal's restore: once it settled, the session is live
+      // (and checked above) or was not restored for it.
+      await restoring.done.catch(() => undefined);
+      return await this.find(id, exchange, principal);
     }
-    return await restoring;
+    const done = this.#restore(id, exchange, principal).finally(() => this.#restoring.delete(id));
+    this.#restoring.set(id, { principal, done });
+    return await done;
   }
 
   /**
@@ -787,9 +805,13 @@ export class SessionTable {
     return stream?.send(message);
   }
 
-  async #restore(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
+  async #restore(
+    id: string,
+    exchange: Exchange,
+    principal: string,
+  ): Promise<SessionEntry | "full" | undefined> {
     const record = await this.#options.sessionStore!.load(id);
-    if (!record || record.id !== id) return undefined;
+    if (!record || record.id !== id || !ownedBy(record.owner, principal)) return undefined;
     if (this.#full()) return "full";
     // A refused restore (`handleSessionExpired` threw) rejects: the session
     // exists, so the caller answers an internal error, not 404.
