@@ -31,6 +31,13 @@ export * from "./request_state.ts";
 export * from "./notifier.ts";
 export * from "./notification_bus.ts";
 export * from "./server.ts";
+export type {
+  FromJsonSchema,
+  InferOutput,
+  InferSchema,
+  PromptArgs,
+  UriVariables,
+} from "./infer.ts";
 export type { Middleware, MiddlewareCall } from "./middleware.ts";
 export { Frame, type FrameContext, type InputOptions } from "./frame.ts";
 export * from "./cancellation.ts";
