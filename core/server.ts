@@ -29,6 +29,7 @@ import type {
 } from "./types.ts";
 import { UriTemplate } from "./uri_template.ts";
 import { pick } from "./route.ts";
+import { prepareTools } from "./tools.ts";
 
 /**
  * What a handler may return or resolve to.
@@ -610,7 +611,9 @@ function indexBy<T>(items: readonly T[], key: (item: T) => string, kind: string)
  * Validates a server definition and prepares it for serving. Throws a
  * `TypeError` naming the problem for a definition that cannot be served
  * (duplicate names, bad tool names, a component without a handler and no
- * fallback callback, a malformed URI template).
+ * fallback callback, a malformed URI template, a tool schema that cannot be
+ * listed as JSON Schema: every tool's schemas are converted and compiled
+ * here, once).
  *
  * @param definition The server definition.
  * @returns The server, ready for any transport.
@@ -649,6 +652,7 @@ export function defineServer(typed: object): McpServer {
       throw new TypeError(`Tool ${tool.name} has no handler and the server has no handleToolCall`);
     }
   }
+  prepareTools(tools.values());
   const prompts = indexBy(definition.prompts ?? [], (p) => p.name, "prompt");
   for (const prompt of prompts.values()) {
     if (!prompt.handler && !definition.handlePromptGet) {

@@ -10,6 +10,7 @@
 import {
   type Engine,
   ErrorCode,
+  isStandardSchema,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonSchema,
@@ -187,7 +188,11 @@ function paramHeadersOf(tool: ToolDefinition<never>): ParamHeader[] {
       walk(child, [...path, key]);
     }
   };
-  if (tool.inputSchema) walk(toJsonSchema(tool.inputSchema), []);
+  const schema = tool.inputSchema;
+  // A Standard Schema without its own JSON Schema (valibot) declares no headers.
+  if (schema && !(isStandardSchema(schema) && !schema["~standard"].jsonSchema)) {
+    walk(toJsonSchema(schema), []);
+  }
   paramHeaders.set(tool, found);
   return found;
 }
