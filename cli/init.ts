@@ -119,7 +119,7 @@ export default defineServer({
 const SERVER_TEST = `/** \`deno task test\`: the server's tool and resource, called in process. */
 
 import assert from "node:assert/strict";
-import { Engine } from "@anubis/core";
+import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import server from "./server.ts";
 

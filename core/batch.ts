@@ -22,7 +22,7 @@ import { classifyEra } from "./registry.ts";
  *
  * @example
  * ```ts
- * import { type BatchSplit, decodeMessage, splitBatch } from "@anubis/core";
+ * import { type BatchSplit, decodeMessage, splitBatch } from "@anubis/core/engine";
  * const decoded = decodeMessage('[{"jsonrpc":"2.0","id":1,"method":"ping"},7]');
  * const split: BatchSplit = splitBatch(decoded.kind === "batch" ? decoded.entries : []);
  * console.log(split.messages.length, split.errors.length); // 1 1
@@ -47,7 +47,7 @@ export interface BatchSplit {
  *
  * @example
  * ```ts
- * import { decodeMessage, splitBatch } from "@anubis/core";
+ * import { decodeMessage, splitBatch } from "@anubis/core/engine";
  * const decoded = decodeMessage('[{"jsonrpc":"2.0","id":1,"method":"ping"},"x"]');
  * const { messages, errors } = splitBatch(decoded.kind === "batch" ? decoded.entries : []);
  * console.log(messages.length, errors[0].error.message); // 1 Invalid Request: not a JSON object
@@ -75,7 +75,7 @@ export function splitBatch(entries: readonly Decoded[]): BatchSplit {
  *
  * @example
  * ```ts
- * import { batchContentRefusal } from "@anubis/core";
+ * import { batchContentRefusal } from "@anubis/core/engine";
  * const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: {} } as const;
  * console.log(batchContentRefusal([initialize])); // initialize must not be part of a JSON-RPC batch
  * ```
@@ -101,7 +101,7 @@ export function batchContentRefusal(messages: readonly JsonRpcMessage[]): string
  *
  * @example
  * ```ts
- * import { batchSessionRefusal } from "@anubis/core";
+ * import { batchSessionRefusal } from "@anubis/core/engine";
  * console.log(batchSessionRefusal(undefined)); // JSON-RPC batches need an initialized 2025-03-26 session
  * ```
  */
@@ -125,7 +125,7 @@ export function batchSessionRefusal(dialect: Dialect | undefined): string | unde
  *
  * @example
  * ```ts
- * import { batchSizeRefusal } from "@anubis/core";
+ * import { batchSizeRefusal } from "@anubis/core/engine";
  * if (batchSizeRefusal(1000) !== undefined) throw new Error("1,000 entries are served");
  * const refusal = batchSizeRefusal(1001);
  * if (refusal !== "Invalid Request: a JSON-RPC batch holds at most 1000 entries (this one has 1001)") {
@@ -165,7 +165,7 @@ function utf8Length(text: string): number {
  *
  * @example
  * ```ts
- * import { boundBatchAnswer, type JsonRpcResponse } from "@anubis/core";
+ * import { boundBatchAnswer, type JsonRpcResponse } from "@anubis/core/engine";
  * const big = (id: number): JsonRpcResponse => ({ jsonrpc: "2.0", id, result: { text: "x".repeat(100) } });
  * const answer = boundBatchAnswer([big(1), big(2), big(3)], 300);
  * const codes = answer.map((response) => "error" in response ? response.error.code : "ok");

@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { Cancellation } from "@anubis/core";
+ * import { Cancellation } from "@anubis/core/engine";
  * const transport = new AbortController();
  * const cancellation = new Cancellation({ linked: transport.signal });
  * transport.abort();
@@ -48,7 +48,7 @@ export class Cancellation {
    *
    * @example
    * ```ts
-   * import { Cancellation } from "@anubis/core";
+   * import { Cancellation } from "@anubis/core/engine";
    * const cancellation = new Cancellation();
    * console.log(cancellation.aborted); // false
    * cancellation.abort();
@@ -66,7 +66,7 @@ export class Cancellation {
    *
    * @example
    * ```ts
-   * import { Cancellation } from "@anubis/core";
+   * import { Cancellation } from "@anubis/core/engine";
    * const cancellation = new Cancellation();
    * cancellation.signal.addEventListener("abort", () => console.log("stopped"));
    * cancellation.abort(); // logs "stopped"
@@ -88,7 +88,7 @@ export class Cancellation {
    *
    * @example
    * ```ts
-   * import { Cancellation } from "@anubis/core";
+   * import { Cancellation } from "@anubis/core/engine";
    * const transport = new AbortController();
    * const cancellation = new Cancellation({ lazy: () => transport.signal });
    * transport.abort();
@@ -109,7 +109,7 @@ export class Cancellation {
    *
    * @example
    * ```ts
-   * import { Cancellation } from "@anubis/core";
+   * import { Cancellation } from "@anubis/core/engine";
    * const cancellation = new Cancellation();
    * cancellation.abort("server shutting down");
    * console.log(cancellation.signal.reason); // server shutting down
@@ -130,7 +130,7 @@ export class Cancellation {
    *
    * @example
    * ```ts
-   * import { Cancellation } from "@anubis/core";
+   * import { Cancellation } from "@anubis/core/engine";
    * const kept = new Cancellation({ keepReasons: true });
    * kept.cancel("client gave up");
    * console.log(kept.signal.reason); // client gave up
@@ -148,7 +148,7 @@ export class Cancellation {
    *
    * @example
    * ```ts
-   * import { Cancellation } from "@anubis/core";
+   * import { Cancellation } from "@anubis/core/engine";
    * const transport = new AbortController();
    * const cancellation = new Cancellation({ linked: transport.signal });
    * console.log(cancellation.signal.aborted); // false (the signal is linked now)
@@ -190,7 +190,7 @@ export class Cancellation {
  *
  * @example
  * ```ts
- * import type { CancellationOptions } from "@anubis/core";
+ * import type { CancellationOptions } from "@anubis/core/engine";
  * const options: CancellationOptions = { keepReasons: true };
  * ```
  */

@@ -26,7 +26,7 @@ import type { Era, Implementation, ServerCapabilities } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { Feature } from "@anubis/core";
+ * import type { Feature } from "@anubis/core/engine";
  * const feature: Feature = "structured_output";
  * ```
  */
@@ -55,7 +55,7 @@ export type Feature =
  *
  * @example
  * ```ts
- * import type { TransportRules } from "@anubis/core";
+ * import type { TransportRules } from "@anubis/core/engine";
  * const rules: TransportRules = { batching: false, protocolVersionHeader: true };
  * ```
  */
@@ -104,7 +104,7 @@ export interface CacheHint {
  *
  * @example
  * ```ts
- * import type { EncodeContext } from "@anubis/core";
+ * import type { EncodeContext } from "@anubis/core/engine";
  * const context: EncodeContext = { serverInfo: { name: "s", version: "1" }, retry: false };
  * ```
  */
@@ -126,7 +126,7 @@ export interface EncodeContext {
  *
  * @example
  * ```ts
- * import type { Dialect } from "@anubis/core";
+ * import type { Dialect } from "@anubis/core/engine";
  * function describe(dialect: Dialect): string {
  *   return `${dialect.version} (${dialect.era})`;
  * }
@@ -201,7 +201,7 @@ export interface Dialect {
  *
  * @example
  * ```ts
- * import { CACHEABLE_METHODS } from "@anubis/core";
+ * import { CACHEABLE_METHODS } from "@anubis/core/engine";
  * console.log(CACHEABLE_METHODS.has("tools/call")); // false
  * ```
  */
@@ -222,7 +222,7 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { INPUT_REQUIRED_METHODS } from "@anubis/core";
+ * import { INPUT_REQUIRED_METHODS } from "@anubis/core/engine";
  * assert.ok(INPUT_REQUIRED_METHODS.has("prompts/get"));
  * assert.ok(!INPUT_REQUIRED_METHODS.has("tools/list"));
  * ```

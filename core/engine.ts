@@ -44,7 +44,7 @@ import type { Era, Implementation } from "./types.ts";
  *
  * @example
  * ```ts
- * import { type EngineOptions, Registry } from "@anubis/core";
+ * import { type EngineOptions, Registry } from "@anubis/core/engine";
  * const options: EngineOptions = { registry: new Registry(), maxSubscriptions: 256 };
  * ```
  */
@@ -61,7 +61,8 @@ export interface EngineOptions {
  *
  * @example
  * ```ts
- * import { defineServer, Engine, Registry } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine, Registry } from "@anubis/core/engine";
  * const server = defineServer({ name: "s", version: "1.0.0" });
  * const engine = new Engine(server, { registry: new Registry() });
  * console.log(engine.supportedVersions()); // []
@@ -74,7 +75,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "notes", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * console.log(engine.server === server, engine.server.info.name); // true notes
@@ -87,7 +89,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([dialect("2025-11-25", "legacy")]);
@@ -134,7 +137,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([
@@ -166,7 +170,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([
@@ -196,7 +201,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ transport: "stdio" });
@@ -215,7 +221,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * console.log(engine.listenerCount); // 0
@@ -234,7 +241,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({
@@ -260,7 +268,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ id: "b4f1", transport: "http" });
@@ -283,7 +292,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, defineServer, Engine, MetaKey, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, MetaKey, Registry } from "@anubis/core/engine";
    * import * as s from "@anubis/core/schema";
    * // A stand-in; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const requestMetaSchema: s.Schema = s.object({ [MetaKey.protocolVersion]: s.string() });
@@ -341,7 +351,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const exchange = { transport: "stdio", session: engine.createSession({ transport: "stdio" }) };
@@ -392,7 +403,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, Registry } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const responses = await engine.handleBatch([
@@ -422,7 +434,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const server = defineServer({
@@ -457,7 +470,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, type Dialect, Engine, type Era, Registry } from "@anubis/core";
+   * import { defineServer, type Era } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * import type { SessionRecord } from "@anubis/core";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
@@ -500,7 +514,8 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, defineServer, Engine, Registry } from "@anubis/core";
+   * import { type Era, defineServer } from "@anubis/core";
+   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
    * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const server = defineServer({ name: "s", version: "1.0.0" });

@@ -13,7 +13,7 @@ import type { Session } from "./session.ts";
  *
  * @example
  * ```ts
- * import type { Exchange } from "@anubis/core";
+ * import type { Exchange } from "@anubis/core/engine";
  * const exchange: Exchange = { transport: "http", headers: { "user-agent": "x" } };
  * ```
  */
@@ -55,7 +55,7 @@ export interface Exchange {
  *
  * @example
  * ```ts
- * import type { Reply } from "@anubis/core";
+ * import type { Reply } from "@anubis/core/engine";
  * const reply: Reply = { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
  * ```
  */

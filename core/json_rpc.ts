@@ -61,7 +61,7 @@ export interface JsonRpcNotification {
  *
  * @example
  * ```ts
- * import type { JsonRpcResultResponse } from "@anubis/core";
+ * import type { JsonRpcResultResponse } from "@anubis/core/engine";
  * const response: JsonRpcResultResponse = { jsonrpc: "2.0", id: 1, result: {} };
  * ```
  */
@@ -80,7 +80,7 @@ export interface JsonRpcResultResponse {
  *
  * @example
  * ```ts
- * import type { JsonRpcErrorResponse } from "@anubis/core";
+ * import type { JsonRpcErrorResponse } from "@anubis/core/engine";
  * const response: JsonRpcErrorResponse = {
  *   jsonrpc: "2.0",
  *   id: null,
@@ -102,7 +102,7 @@ export interface JsonRpcErrorResponse {
  *
  * @example
  * ```ts
- * import type { JsonRpcResponse } from "@anubis/core";
+ * import type { JsonRpcResponse } from "@anubis/core/engine";
  * const response: JsonRpcResponse = { jsonrpc: "2.0", id: 7, result: {} };
  * ```
  */
@@ -113,7 +113,7 @@ export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
  *
  * @example
  * ```ts
- * import type { JsonRpcMessage } from "@anubis/core";
+ * import type { JsonRpcMessage } from "@anubis/core/engine";
  * const message: JsonRpcMessage = { jsonrpc: "2.0", method: "notifications/initialized" };
  * ```
  */
@@ -126,7 +126,7 @@ export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcRespo
  *
  * @example
  * ```ts
- * import { decodeMessage } from "@anubis/core";
+ * import { decodeMessage } from "@anubis/core/engine";
  * const decoded = decodeMessage('{"jsonrpc":"2.0","id":1,"method":"ping"}');
  * if (decoded.kind === "request") console.log(decoded.message.method); // ping
  * ```
@@ -150,7 +150,7 @@ export type Decoded =
  *
  * @example
  * ```ts
- * import { errorResponse } from "@anubis/core";
+ * import { errorResponse } from "@anubis/core/engine";
  * console.log(errorResponse(1, -32601, "Method not found: foo").error.code); // -32601
  * ```
  */
@@ -175,7 +175,7 @@ export function errorResponse(
  *
  * @example
  * ```ts
- * import { resultResponse } from "@anubis/core";
+ * import { resultResponse } from "@anubis/core/engine";
  * console.log(resultResponse(1, {})); // { jsonrpc: "2.0", id: 1, result: {} }
  * ```
  */
@@ -207,7 +207,7 @@ function readableId(value: Record<string, unknown>): RequestId | null {
  *
  * @example
  * ```ts
- * import { classifyMessage } from "@anubis/core";
+ * import { classifyMessage } from "@anubis/core/engine";
  * console.log(classifyMessage({ jsonrpc: "2.0", method: "notifications/initialized" }).kind);
  * // notification
  * ```
@@ -282,7 +282,7 @@ function classifySingle(value: unknown): Decoded {
  *
  * @example
  * ```ts
- * import { decodeMessage } from "@anubis/core";
+ * import { decodeMessage } from "@anubis/core/engine";
  * const decoded = decodeMessage("{not json");
  * if (decoded.kind === "invalid") console.log(decoded.error.error.code); // -32700
  * ```
@@ -306,7 +306,7 @@ export function decodeMessage(text: string | Uint8Array): Decoded {
  *
  * @example
  * ```ts
- * import { notJson } from "@anubis/core";
+ * import { notJson } from "@anubis/core/engine";
  * const decoded = notJson();
  * if (decoded.kind === "invalid") console.log(decoded.error.error.code); // -32700
  * ```
@@ -327,7 +327,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  *
  * @example
  * ```ts
- * import { encodeMessage } from "@anubis/core";
+ * import { encodeMessage } from "@anubis/core/engine";
  * console.log(encodeMessage({ jsonrpc: "2.0", id: 1, result: {} })); // {"jsonrpc":"2.0","id":1,"result":{}}
  * ```
  */
@@ -343,7 +343,7 @@ export function encodeMessage(message: JsonRpcMessage | readonly JsonRpcMessage[
  *
  * @example
  * ```ts
- * import { isRequest } from "@anubis/core";
+ * import { isRequest } from "@anubis/core/engine";
  * console.log(isRequest({ jsonrpc: "2.0", id: 1, method: "ping" })); // true
  * ```
  */
@@ -359,7 +359,7 @@ export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
  *
  * @example
  * ```ts
- * import { isNotification } from "@anubis/core";
+ * import { isNotification } from "@anubis/core/engine";
  * console.log(isNotification({ jsonrpc: "2.0", method: "notifications/initialized" })); // true
  * ```
  */

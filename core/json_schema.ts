@@ -86,7 +86,7 @@ export type StandardResult<Output> =
  *
  * @example
  * ```ts
- * import { isStandardSchema } from "@anubis/core";
+ * import { isStandardSchema } from "@anubis/core/engine";
  * console.log(isStandardSchema({ type: "object" })); // false
  * ```
  */
@@ -101,7 +101,7 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  *
  * @example
  * ```ts
- * import { compileValidator, type Validation } from "@anubis/core";
+ * import { compileValidator, type Validation } from "@anubis/core/engine";
  * const checked: Validation = await compileValidator({ type: "integer" })(1.5);
  * console.log(checked.ok ? checked.value : checked.message); // must be integer
  * ```
@@ -113,7 +113,7 @@ export type Validation = { ok: true; value: unknown } | { ok: false; message: st
  *
  * @example
  * ```ts
- * import { compileValidator } from "@anubis/core";
+ * import { compileValidator } from "@anubis/core/engine";
  * const validate = compileValidator({ type: "object", required: ["a"] });
  * console.log((await validate({})).ok); // false
  * ```
@@ -164,7 +164,7 @@ function loadAjv(): Promise<AjvCompile> {
  *
  * @example
  * ```ts
- * import { compileValidator } from "@anubis/core";
+ * import { compileValidator } from "@anubis/core/engine";
  * const validate = compileValidator({ type: "object", properties: { n: { type: "integer" } } });
  * console.log(await validate({ n: 1.5 })); // { ok: false, message: "n: must be integer" }
  * ```
@@ -227,7 +227,7 @@ function formatAjvErrors(errors: { instancePath: string; message?: string }[]): 
  *
  * @example
  * ```ts
- * import { toJsonSchema } from "@anubis/core";
+ * import { toJsonSchema } from "@anubis/core/engine";
  * console.log(toJsonSchema({ type: "object" })); // { type: "object" }
  * ```
  */

@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import { MetaKey } from "@anubis/core";
+ * import { MetaKey } from "@anubis/core/engine";
  * const meta = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
  * console.log(Object.keys(meta)[0]); // io.modelcontextprotocol/protocolVersion
  * ```

@@ -1,8 +1,10 @@
 /**
  * `@anubis/core`: the protocol core of Anubis for TypeScript. JSON-RPC
- * messages, error codes, the dialect contract and version registry, the
- * server definition API, the frame, the dispatch engine for both eras, and the
- * event-store and session-store contracts.
+ * messages, error codes, the server definition API, the frame,
+ * middleware, errors, the wire types a handler returns, and the event-store and
+ * session-store contracts. What transports and dialects build on (the engine,
+ * sessions, exchanges, the registry, the dialect contract, JSON-RPC codecs)
+ * is `@anubis/core/engine`.
  *
  * @example
  * ```ts
@@ -14,23 +16,57 @@
  * @module
  */
 
-export * from "./errors.ts";
-export * from "./json_rpc.ts";
-export * from "./outbound.ts";
-export * from "./batch.ts";
-export * from "./types.ts";
-export * from "./meta.ts";
-export * from "./dialect.ts";
-export * from "./registry.ts";
-export * from "./event_store.ts";
-export * from "./session_store.ts";
-export * from "./json_schema.ts";
-export * from "./uri_template.ts";
-export * from "./pagination.ts";
-export * from "./request_state.ts";
-export * from "./notifier.ts";
-export * from "./notification_bus.ts";
-export * from "./server.ts";
+export { ErrorCode, type ErrorCodeValue, type JsonRpcErrorObject, McpError } from "./errors.ts";
+export type {
+  Annotations,
+  AudioContent,
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  ContentBlock,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  EmbeddedResource,
+  Era,
+  GetPromptResult,
+  Icon,
+  ImageContent,
+  Implementation,
+  JsonObject,
+  JsonValue,
+  ListRootsResult,
+  LogLevel,
+  PromptMessage,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceLink,
+  ServerCapabilities,
+  TextContent,
+} from "./types.ts";
+export {
+  type Awaitable,
+  type CompletionRequest,
+  defineServer,
+  defineTool,
+  type McpServer,
+  NO_REPLY,
+  type PromptArgument,
+  type PromptDefinition,
+  type ResourceDefinition,
+  type ResourceReadReturn,
+  type ResourceTemplateDefinition,
+  type ServerDefinition,
+  type ToolDefinition,
+  type ToolResult,
+  type ToolSchema,
+  type TypedPrompt,
+  type TypedResourceTemplate,
+  type TypedServerDefinition,
+  type TypedTool,
+} from "./server.ts";
 export type {
   FromJsonSchema,
   InferOutput,
@@ -38,11 +74,20 @@ export type {
   PromptArgs,
   UriVariables,
 } from "./infer.ts";
-export type { Middleware, MiddlewareCall } from "./middleware.ts";
 export { Frame, type FrameContext, type InputOptions } from "./frame.ts";
-export * from "./cancellation.ts";
-export * from "./session.ts";
-export type { SubscriptionFilter } from "./subscriptions.ts";
-export * from "./exchange.ts";
-export * from "./engine.ts";
-export * from "./session_persistence.ts";
+export type { Middleware, MiddlewareCall } from "./middleware.ts";
+export type { JsonRpcNotification, JsonRpcRequest, RequestId } from "./json_rpc.ts";
+export type { CacheHint } from "./dialect.ts";
+export { type ChangeEvent, type ChangeListener, Notifier } from "./notifier.ts";
+export type { JsonSchema, StandardResult, StandardSchemaV1 } from "./json_schema.ts";
+export {
+  RequestStateCodec,
+  type RequestStateKeys,
+  type RequestStateOptions,
+  type RequestStatePayload,
+  type RequestStateSecret,
+} from "./request_state.ts";
+export type { EventStore, StoredEvent } from "./event_store.ts";
+export type { SessionRecord, SessionStore } from "./session_store.ts";
+export type { BusMessage, NotificationBus } from "./notification_bus.ts";
+export { UriTemplate } from "./uri_template.ts";

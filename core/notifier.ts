@@ -35,7 +35,7 @@ export type ChangeEvent =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { changeNotification } from "@anubis/core";
+ * import { changeNotification } from "@anubis/core/engine";
  * assert.deepEqual(changeNotification({ type: "resource_updated", uri: "notes://1" }), {
  *   jsonrpc: "2.0",
  *   method: "notifications/resources/updated",
@@ -73,7 +73,7 @@ export function changeNotification(event: ChangeEvent): JsonRpcNotification {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sessionWantsChange } from "@anubis/core";
+ * import { sessionWantsChange } from "@anubis/core/engine";
  * const caps = { tools: { listChanged: true } };
  * assert.equal(sessionWantsChange({ type: "tools_list_changed" }, caps, () => false), true);
  * assert.equal(sessionWantsChange({ type: "prompts_list_changed" }, caps, () => false), false);

@@ -15,7 +15,7 @@ import { errorResponse, type JsonRpcMessage } from "./json_rpc.ts";
  *
  * @example
  * ```ts
- * import type { UnencodableMessage } from "@anubis/core";
+ * import type { UnencodableMessage } from "@anubis/core/engine";
  * const problem: UnencodableMessage = {
  *   message: { jsonrpc: "2.0", method: "notifications/message" },
  *   reason: "Do not know how to serialize a BigInt",
@@ -50,7 +50,7 @@ export interface UnencodableMessage {
  *
  * @example
  * ```ts
- * import { encodeOutbound } from "@anubis/core";
+ * import { encodeOutbound } from "@anubis/core/engine";
  * const text = encodeOutbound(
  *   { jsonrpc: "2.0", id: 1, result: { n: 1n } },
  *   (problem) => console.error(problem.reason), // Do not know how to serialize a BigInt
@@ -80,7 +80,7 @@ export function encodeOutbound(
  *
  * @example
  * ```ts
- * import { encodeOutbound, reportUnencodable } from "@anubis/core";
+ * import { encodeOutbound, reportUnencodable } from "@anubis/core/engine";
  * // stderr: anubis: the response to 7 could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead
  * const text = encodeOutbound({ jsonrpc: "2.0", id: 7, result: { n: 1n } }, reportUnencodable);
  * console.log(JSON.parse(text!).id); // 7
@@ -106,7 +106,7 @@ export function reportUnencodable({ message, reason, replaced }: UnencodableMess
  *
  * @example
  * ```ts
- * import { unsentRequestError } from "@anubis/core";
+ * import { unsentRequestError } from "@anubis/core/engine";
  * console.log(unsentRequestError({ jsonrpc: "2.0", method: "notifications/progress" })); // undefined
  * const error = unsentRequestError({ jsonrpc: "2.0", id: "a-1", method: "roots/list" });
  * console.log(error?.message); // roots/list could not be encoded as JSON, so it was not sent

@@ -13,7 +13,7 @@ const PREFIX = "o1.";
  *
  * @example
  * ```ts
- * import { paginate } from "@anubis/core";
+ * import { paginate } from "@anubis/core/engine";
  * const page = paginate(["a", "b", "c"], undefined, 2);
  * console.log(page.items, typeof page.nextCursor); // ["a", "b"] string
  * ```
@@ -38,7 +38,7 @@ export interface Page<T> {
  *
  * @example
  * ```ts
- * import { paginate } from "@anubis/core";
+ * import { paginate } from "@anubis/core/engine";
  * const first = paginate([1, 2, 3], undefined, 2);
  * const second = paginate([1, 2, 3], first.nextCursor, 2);
  * console.log(second.items, second.nextCursor); // [3] undefined

@@ -17,7 +17,7 @@ import type { Era } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { EraClaim } from "@anubis/core";
+ * import type { EraClaim } from "@anubis/core/engine";
  * const claim: EraClaim = { era: "stateless", version: "2026-07-28" };
  * ```
  */
@@ -31,7 +31,7 @@ export type EraClaim = { era: "legacy" } | { era: "stateless"; version: unknown 
  *
  * @example
  * ```ts
- * import { classifyEra } from "@anubis/core";
+ * import { classifyEra } from "@anubis/core/engine";
  * const claim = classifyEra({
  *   jsonrpc: "2.0",
  *   id: 1,
@@ -60,7 +60,7 @@ export function classifyEra(request: Omit<JsonRpcRequest, "id"> & { id?: unknown
  *
  * @example
  * ```ts
- * import { Registry, type Dialect } from "@anubis/core";
+ * import { Registry, type Dialect } from "@anubis/core/engine";
  * const registry = new Registry();
  * console.log(registry.versions()); // []
  * ```
@@ -86,7 +86,8 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * import { type Era } from "@anubis/core";
+   * import { type Dialect, Registry } from "@anubis/core/engine";
    * // A stand-in; the real dialects come from `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry().register(dialect("2025-06-18", "legacy"));
@@ -109,7 +110,8 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * import { type Era } from "@anubis/core";
+   * import { type Dialect, Registry } from "@anubis/core/engine";
    * // A stand-in; the real dialects come from `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([dialect("2025-11-25", "legacy")]);
@@ -129,7 +131,8 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * import { type Era } from "@anubis/core";
+   * import { type Dialect, Registry } from "@anubis/core/engine";
    * // A stand-in; the real dialects come from `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([
@@ -156,7 +159,8 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Dialect, type Era, Registry } from "@anubis/core";
+   * import { type Era } from "@anubis/core";
+   * import { type Dialect, Registry } from "@anubis/core/engine";
    * // A stand-in; the real dialects come from `@anubis/dialects`.
    * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
    * const registry = new Registry([

@@ -24,7 +24,7 @@ import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { SessionOptions } from "@anubis/core";
+ * import type { SessionOptions } from "@anubis/core/engine";
  * const options: SessionOptions = { id: crypto.randomUUID(), transport: "http" };
  * ```
  */
@@ -88,7 +88,7 @@ interface PendingRequest {
  *
  * @example
  * ```ts
- * import { Session } from "@anubis/core";
+ * import { Session } from "@anubis/core/engine";
  * const session = new Session({ transport: "stdio" });
  * console.log(session.initialized); // false
  * ```
@@ -99,7 +99,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ id: "b4f1", transport: "http" });
    * console.log(session.id); // b4f1
    * console.log(new Session({ transport: "stdio" }).id); // undefined
@@ -111,7 +111,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * console.log(new Session({ transport: "stdio" }).transport); // stdio
    * ```
    */
@@ -121,7 +121,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.onMessage = (message) => console.log("method" in message && message.method);
    * const changed = { jsonrpc: "2.0" as const, method: "notifications/tools/list_changed" };
@@ -134,7 +134,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.dialect?.version); // undefined
    * ```
@@ -147,7 +147,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const info = { name: "inspector", version: "1.0.0" };
    * session.clientInfo = info;
@@ -164,7 +164,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.clientInfo = { name: "inspector", version: "1.0.0" };
    * try {
@@ -182,7 +182,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.clientCapabilities = { roots: { listChanged: true } };
    * console.log(session.clientCapabilities.roots); // { listChanged: true }
@@ -197,7 +197,8 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { type ClientCapabilities, Session } from "@anubis/core";
+   * import { type ClientCapabilities } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const declared: ClientCapabilities = { sampling: {} };
    * session.clientCapabilities = declared;
@@ -213,7 +214,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.initialized); // false
    * ```
@@ -224,7 +225,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.logLevel); // undefined
    * session.logLevel = "warning";
@@ -237,7 +238,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.subscriptions.add("file:///notes/1");
    * console.log(session.subscriptions.size); // 1
@@ -255,7 +256,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.isSubscribed("file:///notes/1")); // false
    * session.subscriptions.add("file:///notes/1");
@@ -273,7 +274,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.subscribedUris()); // []
    * session.subscriptions.add("file:///notes/1");
@@ -288,7 +289,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * session.assigns.value.userId = 7;
    * console.log(session.assigns.value); // { userId: 7 }
@@ -303,7 +304,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(Date.now() - session.lastActivity < 1000); // true
    * ```
@@ -314,7 +315,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * console.log(session.closed); // false
    * session.close();
@@ -354,7 +355,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const emit = () => Promise.resolve();
    * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
@@ -374,7 +375,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * console.log(session.inflightCount); // 1
@@ -395,7 +396,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track("req-1");
    * session.cancel("req-1", "user pressed stop");
@@ -416,7 +417,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * session.untrack(1, cancellation);
@@ -436,7 +437,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * session.cancel(2); // unknown: ignored
@@ -464,7 +465,8 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { type JsonRpcMessage, type JsonRpcRequest, Session } from "@anubis/core";
+   * import { type JsonRpcRequest } from "@anubis/core";
+   * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const sent: JsonRpcMessage[] = [];
    * const emit = (message: JsonRpcMessage) => Promise.resolve(void sent.push(message));
@@ -541,7 +543,8 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { type JsonRpcMessage, type JsonRpcRequest, Session } from "@anubis/core";
+   * import { type JsonRpcRequest } from "@anubis/core";
+   * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const sent: JsonRpcRequest[] = [];
    * const emit = (message: JsonRpcMessage) => {
@@ -584,7 +587,7 @@ export class Session {
    *
    * @example
    * ```ts
-   * import { Session } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * const emit = () => Promise.resolve();

@@ -18,7 +18,7 @@ import type { JsonObject } from "./types.ts";
  *
  * @example
  * ```ts
- * import { assertJsonSafe } from "@anubis/core";
+ * import { assertJsonSafe } from "@anubis/core/engine";
  * assertJsonSafe({ userId: 7, tags: ["a"] }, "assigns");
  * try {
  *   assertJsonSafe({ db: new Map() }, "assigns");
@@ -64,7 +64,7 @@ export function assertJsonSafe(value: unknown, path: string): void {
  *
  * @example
  * ```ts
- * import { Session, sessionRecord } from "@anubis/core";
+ * import { Session, sessionRecord } from "@anubis/core/engine";
  * const session = new Session({ id: "s1", transport: "http" });
  * try {
  *   sessionRecord(session);

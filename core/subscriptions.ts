@@ -24,7 +24,7 @@ import type { ServerCapabilities } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { SubscriptionFilter } from "@anubis/core";
+ * import type { SubscriptionFilter } from "@anubis/core/engine";
  * const filter: SubscriptionFilter = { toolsListChanged: true, resourceSubscriptions: ["notes://1"] };
  * ```
  */

@@ -22,7 +22,7 @@ const MAX_INPUT_ROUNDS = 16;
  * @example
  * ```ts
  * import type { ConnectOptions } from "@anubis/core/testing";
- * import { Registry } from "@anubis/core";
+ * import { Registry } from "@anubis/core/engine";
  * const options: ConnectOptions = { registry: new Registry(), version: "2025-11-25" };
  * if (options.version !== "2025-11-25") throw new Error("unexpected");
  * ```

@@ -434,7 +434,7 @@ export type LogLevel =
  *
  * @example
  * ```ts
- * import { LOG_LEVELS } from "@anubis/core";
+ * import { LOG_LEVELS } from "@anubis/core/engine";
  * console.log(LOG_LEVELS.indexOf("error") > LOG_LEVELS.indexOf("info")); // true
  * ```
  */

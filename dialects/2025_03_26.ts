@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type Dialect, ErrorCode, McpError } from "@anubis/core";
+import { ErrorCode, McpError } from "@anubis/core";
+import type { Dialect } from "@anubis/core/engine";
 import { defineDialect, type DialectSpec } from "./define_dialect.ts";
 import { legacyEncoder } from "./encoding.ts";
 

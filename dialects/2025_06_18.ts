@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Dialect } from "@anubis/core";
+import type { Dialect } from "@anubis/core/engine";
 import { spec2025_03_26 } from "./2025_03_26.ts";
 import { defineDialect, type DialectSpec, without } from "./define_dialect.ts";
 import { legacyEncoder, strip } from "./encoding.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Dialect } from "@anubis/core";
+import type { Dialect } from "@anubis/core/engine";
 import { spec2025_06_18 } from "./2025_06_18.ts";
 import { defineDialect, type DialectSpec } from "./define_dialect.ts";
 import { legacyEncoder } from "./encoding.ts";

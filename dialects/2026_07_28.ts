@@ -8,7 +8,8 @@
  * @module
  */
 
-import { type Dialect, ErrorCode, McpError } from "@anubis/core";
+import { ErrorCode, McpError } from "@anubis/core";
+import type { Dialect } from "@anubis/core/engine";
 import { spec2025_11_25 } from "./2025_11_25.ts";
 import { defineDialect, type DialectSpec, without, withoutKeys } from "./define_dialect.ts";
 import { encodeStatelessResult, strip } from "./encoding.ts";

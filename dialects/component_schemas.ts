@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { Feature } from "@anubis/core";
+import type { Feature } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 
 /** Any JSON object. */
@@ -44,7 +44,7 @@ const role = s.enumeration(["user", "assistant"]);
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { when } from "@anubis/dialects";
+ * import { when } from "./component_schemas.ts";
  * console.log(Object.keys(when(false, { title: s.string() }))); // []
  * ```
  */
@@ -59,7 +59,7 @@ const text = s.string();
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { type ComponentSchemas, componentSchemas } from "@anubis/dialects";
+ * import { type ComponentSchemas, componentSchemas } from "./component_schemas.ts";
  * const schemas: ComponentSchemas = componentSchemas(new Set(["titles"]));
  * console.log(s.validate(schemas.implementation, { name: "a", version: "1" }).ok); // true
  * ```
@@ -106,7 +106,7 @@ function objectRootSchema(schemaKey: boolean): s.Schema {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { componentSchemas } from "@anubis/dialects";
+ * import { componentSchemas } from "./component_schemas.ts";
  * const { contentBlock } = componentSchemas(new Set(["audio"]));
  * console.log(s.validate(contentBlock, { type: "resource_link", uri: "a", name: "a" }).ok); // false
  * ```

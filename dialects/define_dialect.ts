@@ -5,14 +5,8 @@
  * @module
  */
 
-import {
-  type Dialect,
-  ErrorCode,
-  type Feature,
-  INPUT_REQUIRED_METHODS,
-  McpError,
-  type ServerCapabilities,
-} from "@anubis/core";
+import { ErrorCode, McpError, type ServerCapabilities } from "@anubis/core";
+import { type Dialect, type Feature, INPUT_REQUIRED_METHODS } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import { INPUT_PARAMS, legacyMeta, NOTIFICATION_PARAMS, PARAMS, statelessMeta } from "./schemas.ts";
 import { resultSchemas } from "./result_schemas.ts";

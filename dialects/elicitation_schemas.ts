@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Feature } from "@anubis/core";
+import type { Feature } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import { when } from "./component_schemas.ts";
 
@@ -26,7 +26,7 @@ const choice = s.object({ const: s.string(), title: s.string() });
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { primitiveSchemaDefinition } from "@anubis/dialects";
+ * import { primitiveSchemaDefinition } from "./elicitation_schemas.ts";
  * const field = primitiveSchemaDefinition(new Set(["elicitation"]));
  * console.log(s.validate(field, { type: "string", minLength: "1" }).ok); // false
  * ```

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { CACHEABLE_METHODS, type EncodeContext } from "@anubis/core";
+import { CACHEABLE_METHODS, type EncodeContext } from "@anubis/core/engine";
 
 type Obj = Record<string, unknown>;
 
@@ -15,7 +15,7 @@ type Obj = Record<string, unknown>;
  *
  * @example
  * ```ts
- * import { strip } from "@anubis/dialects";
+ * import { strip } from "./encoding.ts";
  * const params = { message: "name?", mode: "form" };
  * console.log(strip(params, ["mode"]), strip(params, ["url"]) === params); // { message: "name?" } true
  * ```
@@ -48,7 +48,7 @@ function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
  *
  * @example
  * ```ts
- * import { legacyEncoder, type LegacyOmissions } from "@anubis/dialects";
+ * import { legacyEncoder, type LegacyOmissions } from "./encoding.ts";
  * const omit: LegacyOmissions = {
  *   tool: ["title", "icons"], component: [], argument: [], implementation: [], callResult: [],
  *   content: [], annotations: [], resourceLinks: true,
@@ -122,7 +122,7 @@ function blockEncoder(omit: LegacyOmissions): (block: Obj) => Obj {
  *
  * @example
  * ```ts
- * import { legacyEncoder } from "@anubis/dialects";
+ * import { legacyEncoder } from "./encoding.ts";
  * const encode = legacyEncoder({
  *   tool: [], component: [], argument: [], implementation: [], callResult: [],
  *   content: [], annotations: [], resourceLinks: true,
@@ -208,7 +208,7 @@ function validScope(value: unknown): value is "public" | "private" {
  *
  * @example
  * ```ts
- * import { encodeStatelessResult } from "@anubis/dialects";
+ * import { encodeStatelessResult } from "./encoding.ts";
  * const encoded = encodeStatelessResult("tools/list", { tools: [] }, {
  *   serverInfo: { name: "s", version: "1" },
  *   retry: false,

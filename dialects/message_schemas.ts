@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Feature, LOG_LEVELS } from "@anubis/core";
+import { type Feature, LOG_LEVELS } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import {
   anyObject,
@@ -33,7 +33,7 @@ const unitInterval = s.optional(s.number({ minimum: 0, maximum: 1 }));
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { serverRequestParamsSchemas } from "@anubis/dialects";
+ * import { serverRequestParamsSchemas } from "./message_schemas.ts";
  * const schemas = serverRequestParamsSchemas(new Set(["elicitation"]));
  * console.log(s.validate(schemas["sampling/createMessage"], { messages: [] }).ok); // false
  * ```
@@ -105,7 +105,7 @@ export function serverRequestParamsSchemas(
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { serverNotificationParamsSchemas } from "@anubis/dialects";
+ * import { serverNotificationParamsSchemas } from "./message_schemas.ts";
  * const schemas = serverNotificationParamsSchemas(new Set());
  * console.log(s.validate(schemas["notifications/progress"], { progress: 1 }).ok); // false
  * ```

@@ -14,10 +14,9 @@
  * @module
  */
 
-export * from "./registry.ts";
+export { ALL_DIALECTS, createDefaultRegistry } from "./registry.ts";
+export { spec2025_03_26, v2025_03_26 } from "./2025_03_26.ts";
+export { spec2025_06_18, v2025_06_18 } from "./2025_06_18.ts";
+export { spec2025_11_25, v2025_11_25 } from "./2025_11_25.ts";
+export { spec2026_07_28, v2026_07_28 } from "./2026_07_28.ts";
 export { defineDialect, type DialectSpec } from "./define_dialect.ts";
-export { type ComponentSchemas, componentSchemas, when } from "./component_schemas.ts";
-export { resultSchemas } from "./result_schemas.ts";
-export { primitiveSchemaDefinition } from "./elicitation_schemas.ts";
-export { serverNotificationParamsSchemas, serverRequestParamsSchemas } from "./message_schemas.ts";
-export { encodeStatelessResult, legacyEncoder, type LegacyOmissions, strip } from "./encoding.ts";

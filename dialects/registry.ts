@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Dialect, Registry } from "@anubis/core";
+import { type Dialect, Registry } from "@anubis/core/engine";
 import { v2025_03_26 } from "./2025_03_26.ts";
 import { v2025_06_18 } from "./2025_06_18.ts";
 import { v2025_11_25 } from "./2025_11_25.ts";

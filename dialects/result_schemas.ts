@@ -9,7 +9,7 @@
  * @module
  */
 
-import { CACHEABLE_METHODS, type Feature, INPUT_REQUIRED_METHODS } from "@anubis/core";
+import { CACHEABLE_METHODS, type Feature, INPUT_REQUIRED_METHODS } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import {
   anyObject,
@@ -58,7 +58,7 @@ function capabilities(features: ReadonlySet<Feature>): s.Schema {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { resultSchemas } from "@anubis/dialects";
+ * import { resultSchemas } from "./result_schemas.ts";
  * const results = resultSchemas(new Set(["result_type", "caching"]));
  * console.log(s.validate(results["tools/list"], { tools: [] }).ok); // false: no resultType
  * ```

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Dialect } from "@anubis/core";
+import type { Dialect } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import { v2025_03_26, v2025_06_18, v2025_11_25, v2026_07_28 } from "./mod.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { LOG_LEVELS } from "@anubis/core";
+import { LOG_LEVELS } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 
 const id: s.Schema = s.union([s.string(), s.integer()]);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { defineServer, type Dialect, Engine, MetaKey, Registry } from "@anubis/core";
+import { defineServer } from "@anubis/core";
+import { type Dialect, Engine, MetaKey, Registry } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import {
   ALL_DIALECTS,

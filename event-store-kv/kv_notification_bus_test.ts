@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  type BusMessage,
-  defineServer,
-  type Dialect,
-  Engine,
-  Notifier,
-  Registry,
-} from "@anubis/core";
+import { type BusMessage, defineServer, Notifier } from "@anubis/core";
+import { type Dialect, Engine, Registry } from "@anubis/core/engine";
 import type { KvKeyPart } from "@anubis/core/kv";
 import { KvNotificationBus } from "./kv_notification_bus.ts";
 import { ExpiringKv } from "./testdata/expiring_kv.ts";

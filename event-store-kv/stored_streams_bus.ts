@@ -6,15 +6,14 @@
  * @module
  */
 
-import {
-  type BusMessage,
-  changeNotification,
-  type EventStore,
-  type NotificationBus,
-  type ServerCapabilities,
-  type SessionRecord,
-  sessionWantsChange,
+import type {
+  BusMessage,
+  EventStore,
+  NotificationBus,
+  ServerCapabilities,
+  SessionRecord,
 } from "@anubis/core";
+import { changeNotification, sessionWantsChange } from "@anubis/core/engine";
 
 /** Appends in flight at once while a change is recorded. */
 const APPEND_BATCH = 64;

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Engine, type Exchange, type Reply } from "@anubis/core";
+import { Engine, type Exchange, type Reply } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import notes from "./notes.ts";
 

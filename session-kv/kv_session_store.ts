@@ -4,7 +4,8 @@
  * @module
  */
 
-import { assertJsonSafe, type SessionRecord, type SessionStore } from "@anubis/core";
+import type { SessionRecord, SessionStore } from "@anubis/core";
+import { assertJsonSafe } from "@anubis/core/engine";
 import {
   backoff,
   chunkWrites,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core";
+import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core/engine";
 
 /**
  * Reads and classifies a JSON-RPC body, refusing bodies over `maxBytes`: by
@@ -30,7 +30,7 @@ import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/c
  *
  * @example
  * ```ts
- * import { readMessage } from "@anubis/transport-http";
+ * import { readMessage } from "./body.ts";
  * const post = (body: string) => new Request("http://localhost/mcp", { method: "POST", body });
  * console.log((await readMessage(post('{"jsonrpc":"2.0","id":1,"method":"ping"}'), 1024))?.kind); // request
  * console.log((await readMessage(post("{not json"), 1024))?.kind); // invalid
@@ -73,7 +73,7 @@ export async function readMessage(
  *
  * @example
  * ```ts
- * import { BodyTimeoutError } from "@anubis/transport-http";
+ * import { BodyTimeoutError } from "./body.ts";
  * if (new BodyTimeoutError(100).message !== "the body did not arrive within 100 ms") {
  *   throw new Error("message");
  * }
@@ -106,7 +106,7 @@ interface PendingBody {
  *
  * @example
  * ```ts
- * import { BodyClock, BodyTimeoutError } from "@anubis/transport-http";
+ * import { BodyClock, BodyTimeoutError } from "./body.ts";
  * const clock = new BodyClock(50);
  * const slow = new Promise((resolve) => setTimeout(resolve, 300, "late"));
  * const failed = await clock.race(slow).catch((error) => error);
@@ -141,7 +141,7 @@ export class BodyClock {
    *
    * @example
    * ```ts
-   * import { BodyClock } from "@anubis/transport-http";
+   * import { BodyClock } from "./body.ts";
    * if (new BodyClock(30_000).ms !== 30_000) throw new Error("the time given");
    * ```
    */
@@ -158,7 +158,7 @@ export class BodyClock {
    *
    * @example
    * ```ts
-   * import { BodyClock } from "@anubis/transport-http";
+   * import { BodyClock } from "./body.ts";
    * const clock = new BodyClock(10);
    * const done = clock.watch(() => {
    *   throw new Error("not called: the read ended in time");
@@ -180,7 +180,7 @@ export class BodyClock {
    *
    * @example
    * ```ts
-   * import { BodyClock } from "@anubis/transport-http";
+   * import { BodyClock } from "./body.ts";
    * const clock = new BodyClock(1_000);
    * if ((await clock.race(Promise.resolve("text"))) !== "text") throw new Error("the read's value");
    * ```

@@ -41,7 +41,7 @@ function normalizeOrigin(origin: string): string {
  *
  * @example
  * ```ts
- * import { Cors } from "@anubis/transport-http";
+ * import { Cors } from "./cors.ts";
  * const cors = new Cors({ origins: ["https://app.example.com"] });
  * const preflight = cors.preflight(
  *   new Request("http://localhost/mcp", {
@@ -74,7 +74,7 @@ export class Cors {
    *
    * @example
    * ```ts
-   * import { Cors } from "@anubis/transport-http";
+   * import { Cors } from "./cors.ts";
    * const cors = new Cors({ origins: ["https://app.example.com/"] });
    * if (cors.origins[0] !== "https://app.example.com") throw new Error("not normalized");
    * ```
@@ -91,7 +91,7 @@ export class Cors {
    *
    * @example
    * ```ts
-   * import { Cors } from "@anubis/transport-http";
+   * import { Cors } from "./cors.ts";
    * const cors = new Cors({ origins: ["https://app.example.com/"] });
    * if (!cors.allows("https://APP.example.com")) throw new Error("expected allowed");
    * if (cors.allows("https://evil.example")) throw new Error("expected refused");
@@ -110,7 +110,7 @@ export class Cors {
    *
    * @example
    * ```ts
-   * import { Cors } from "@anubis/transport-http";
+   * import { Cors } from "./cors.ts";
    * const cors = new Cors({ origins: ["https://app.example.com/"] });
    * const answer = cors.preflight(
    *   new Request("http://localhost/mcp", { method: "OPTIONS", headers: { origin: "https://evil.example" } }),
@@ -148,7 +148,7 @@ export class Cors {
    *
    * @example
    * ```ts
-   * import { Cors } from "@anubis/transport-http";
+   * import { Cors } from "./cors.ts";
    * const cors = new Cors({ origins: ["https://app.example.com/"] });
    * const request = new Request("http://localhost/mcp", { headers: { origin: "https://app.example.com" } });
    * const answer = cors.decorate(request, new Response("ok"));

@@ -12,16 +12,13 @@
  */
 
 import {
-  classifyEra,
-  type Decoded,
-  Engine,
   ErrorCode,
   type EventStore,
   type McpServer,
   type NotificationBus,
-  type Registry,
   type SessionStore,
 } from "@anubis/core";
+import { classifyEra, type Decoded, Engine, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";

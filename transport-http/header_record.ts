@@ -16,7 +16,7 @@
  *
  * @example
  * ```ts
- * import { headerRecord } from "@anubis/transport-http";
+ * import { headerRecord } from "./header_record.ts";
  * const record = headerRecord(new Headers({ Authorization: "Bearer x" }));
  * console.log(record.authorization, Object.keys(record)); // Bearer x [ "authorization" ]
  * ```

@@ -8,16 +8,14 @@
  */
 
 import {
-  type Engine,
   ErrorCode,
-  isStandardSchema,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonSchema,
   McpError,
-  toJsonSchema,
   type ToolDefinition,
 } from "@anubis/core";
+import { type Engine, isStandardSchema, toJsonSchema } from "@anubis/core/engine";
 
 /** The methods whose `Mcp-Name` header mirrors a param, and which param. */
 const NAME_PARAM: Readonly<Record<string, string>> = {
@@ -43,7 +41,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  *
  * @example
  * ```ts
- * import { decodeHeaderValue } from "@anubis/transport-http";
+ * import { decodeHeaderValue } from "./headers.ts";
  * console.log(decodeHeaderValue("=?base64?SGVsbG8sIOS4lueVjA==?=")); // Hello, 世界
  * console.log(decodeHeaderValue("  plain ")); // plain
  * ```
@@ -90,9 +88,10 @@ function missing(header: string): McpError {
  *
  * @example
  * ```ts
- * import { defineServer, Engine } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { checkStatelessHeaders } from "@anubis/transport-http";
+ * import { checkStatelessHeaders } from "./headers.ts";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { defineServer, Engine, type JsonRpcRequest } from "@anubis/core";
+import { defineServer, type JsonRpcRequest } from "@anubis/core";
+import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { checkStatelessHeaders, decodeHeaderValue } from "./headers.ts";
 

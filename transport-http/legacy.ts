@@ -7,6 +7,7 @@
  * @module
  */
 
+import { ErrorCode, type RequestId } from "@anubis/core";
 import {
   batchContentRefusal,
   batchSessionRefusal,
@@ -15,13 +16,11 @@ import {
   type Decoded,
   encodeOutbound,
   type Engine,
-  ErrorCode,
   type Exchange,
   type JsonRpcMessage,
   reportUnencodable,
-  type RequestId,
   splitBatch,
-} from "@anubis/core";
+} from "@anubis/core/engine";
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
@@ -43,7 +42,7 @@ const SESSION_NOT_FOUND = -32001;
  *
  * @example
  * ```ts
- * import { accepts } from "@anubis/transport-http";
+ * import { accepts } from "./legacy.ts";
  * console.log(accepts("application/json", "text/event-stream")); // false
  * console.log(accepts("text/*;q=0.9", "text/event-stream")); // true
  * ```
@@ -93,9 +92,12 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  *
  * @example
  * ```ts
- * import { defineServer, Engine } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+ * import { LegacyEndpoint } from "./legacy.ts";
+ * import { SessionTable } from "./session_table.ts";
+ * import { StreamCounter } from "./limits.ts";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -165,9 +167,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -246,9 +251,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -341,9 +349,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -452,9 +463,12 @@ export class LegacyEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint, SessionTable, StreamCounter } from "@anubis/transport-http";
+   * import { LegacyEndpoint } from "./legacy.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import { StreamCounter } from "./limits.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });

@@ -12,7 +12,7 @@ import { errorResponseOf } from "./responses.ts";
  *
  * @example
  * ```ts
- * import type { HttpLimits } from "@anubis/transport-http";
+ * import type { HttpLimits } from "./limits.ts";
  * const limits: HttpLimits = { maxStreams: 1000, keepAliveMs: 15_000, resumable: true };
  * ```
  */
@@ -35,7 +35,7 @@ export interface HttpLimits {
  *
  * @example
  * ```ts
- * import { StreamCounter } from "@anubis/transport-http";
+ * import { StreamCounter } from "./limits.ts";
  * const counter = new StreamCounter(1);
  * const release = counter.acquire();
  * console.log(release !== undefined, counter.acquire()); // true undefined
@@ -64,7 +64,7 @@ export class StreamCounter {
    *
    * @example
    * ```ts
-   * import { StreamCounter } from "@anubis/transport-http";
+   * import { StreamCounter } from "./limits.ts";
    * const counter = new StreamCounter(10);
    * const release = counter.acquire();
    * console.log(counter.open); // 1
@@ -82,7 +82,7 @@ export class StreamCounter {
    *
    * @example
    * ```ts
-   * import { StreamCounter } from "@anubis/transport-http";
+   * import { StreamCounter } from "./limits.ts";
    * const counter = new StreamCounter(2, 1);
    * counter.acquire("10.0.0.1");
    * if (counter.acquire("10.0.0.1") !== undefined || counter.full) {
@@ -103,7 +103,7 @@ export class StreamCounter {
    *
    * @example
    * ```ts
-   * import { StreamCounter } from "@anubis/transport-http";
+   * import { StreamCounter } from "./limits.ts";
    * const counter = new StreamCounter(3, 1);
    * const release = counter.acquire("10.0.0.1");
    * if (counter.acquire("10.0.0.1") !== undefined) throw new Error("one per client");
@@ -144,7 +144,7 @@ export class StreamCounter {
  *
  * @example
  * ```ts
- * import { StreamCounter, streamRefusal } from "@anubis/transport-http";
+ * import { StreamCounter, streamRefusal } from "./limits.ts";
  * const counter = new StreamCounter(2, 1);
  * counter.acquire("10.0.0.1");
  * const refusal = streamRefusal(counter, null);

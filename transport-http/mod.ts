@@ -16,28 +16,13 @@
  * @module
  */
 
-export * from "./handler.ts";
-export * from "./serve.ts";
-export * from "./limits.ts";
-export * from "./origin.ts";
-export * from "./cors.ts";
+export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./handler.ts";
+export { type RunningServer, serve, type ServeOptions } from "./serve.ts";
+export type { RequestContext, ServeInfoLike } from "./request_context.ts";
+export { isLoopbackHost, type OriginPolicy } from "./origin.ts";
+export type { CorsOptions } from "./cors.ts";
 export type { AuthInfo, AuthOptions, TokenVerifier } from "./auth.ts";
+export { jwtVerifier, type JwtVerifierOptions } from "./jwt_verifier.ts";
 export { type IntrospectionOptions, introspectionVerifier } from "./introspection.ts";
 export type { RateLimitOptions } from "./rate_limit.ts";
-export { jwtVerifier, type JwtVerifierOptions } from "./jwt_verifier.ts";
-export * from "./headers.ts";
-export * from "./header_record.ts";
-export * from "./request_context.ts";
-export * from "./body.ts";
-export * from "./responses.ts";
-export * from "./outbound.ts";
-export * from "./respond.ts";
-export * from "./sse.ts";
-export * from "./sse_stream.ts";
-export * from "./standalone_stream.ts";
-export * from "./session_table.ts";
-export * from "./session_bus_message.ts";
-export * from "./session_links.ts";
-export * from "./legacy.ts";
-export * from "./stateless.ts";
-export * from "./post_stream.ts";
+export type { SessionBusMessage } from "./session_bus_message.ts";

@@ -34,7 +34,7 @@ export interface OriginPolicy {
  *
  * @example
  * ```ts
- * import type { Refusal } from "@anubis/transport-http";
+ * import type { Refusal } from "./origin.ts";
  * const refusal: Refusal = { status: 403, message: "Forbidden: origin not allowed" };
  * ```
  */
@@ -80,7 +80,7 @@ function hostnameOf(host: string): string {
  *
  * @example
  * ```ts
- * import { OriginGuard } from "@anubis/transport-http";
+ * import { OriginGuard } from "./origin.ts";
  * const guard = new OriginGuard({});
  * const evil = new Request("http://127.0.0.1/mcp", {
  *   headers: { host: "127.0.0.1:8080", origin: "http://evil.example.com" },
@@ -121,7 +121,7 @@ export class OriginGuard {
    *
    * @example
    * ```ts
-   * import { OriginGuard } from "@anubis/transport-http";
+   * import { OriginGuard } from "./origin.ts";
    * const guard = new OriginGuard({ allowedOrigins: ["https://app.example.com"] });
    * const from = (origin: string) => new Request("http://localhost/mcp", { headers: { origin } });
    * console.log(guard.check(from("https://app.example.com"))); // undefined

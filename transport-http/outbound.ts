@@ -11,7 +11,7 @@ import {
   type JsonRpcMessage,
   reportUnencodable,
   unsentRequestError,
-} from "@anubis/core";
+} from "@anubis/core/engine";
 
 /**
  * Encodes an outbound message (or batch) as JSON text with `encodeOutbound`
@@ -24,7 +24,7 @@ import {
  *
  * @example
  * ```ts
- * import { encodeForHttp } from "@anubis/transport-http";
+ * import { encodeForHttp } from "./outbound.ts";
  * const text = encodeForHttp({ jsonrpc: "2.0", id: 1, result: { n: 1n } as never });
  * console.log(JSON.parse(text!).error.code); // -32603
  * ```
@@ -45,7 +45,7 @@ export function encodeForHttp(
  *
  * @example
  * ```ts
- * import { notSent } from "@anubis/transport-http";
+ * import { notSent } from "./outbound.ts";
  * await notSent({ jsonrpc: "2.0", method: "notifications/progress" }); // resolves
  * const failed = await notSent({ jsonrpc: "2.0", id: "a-1", method: "roots/list" }).catch(() => true);
  * console.log(failed); // true

@@ -31,7 +31,7 @@ import { SseStream } from "./sse_stream.ts";
  *
  * @example
  * ```ts
- * import { isPostStreamRecord } from "@anubis/transport-http";
+ * import { isPostStreamRecord } from "./post_stream.ts";
  * console.log(isPostStreamRecord('7\n{"jsonrpc":"2.0","id":1,"result":{}}')); // true
  * console.log(isPostStreamRecord('{"jsonrpc":"2.0","method":"ping"}')); // false
  * ```
@@ -49,7 +49,7 @@ export function isPostStreamRecord(data: string): boolean {
  *
  * @example
  * ```ts
- * import { postStreamCursorOf } from "@anubis/transport-http";
+ * import { postStreamCursorOf } from "./post_stream.ts";
  * console.log(postStreamCursorOf("12-15")); // { key: 12, cursor: 15 }
  * console.log(postStreamCursorOf("15")); // undefined
  * ```
@@ -64,7 +64,7 @@ export function postStreamCursorOf(raw: string): { key: number; cursor: number }
  *
  * @example
  * ```ts
- * import type { PostStreamOptions } from "@anubis/transport-http";
+ * import type { PostStreamOptions } from "./post_stream.ts";
  * const options: PostStreamOptions = { retryMs: 3_000, keepAliveMs: 15_000 };
  * ```
  */
@@ -96,7 +96,7 @@ interface Connection {
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
- * import { PostStreams } from "@anubis/transport-http";
+ * import { PostStreams } from "./post_stream.ts";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
  * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
@@ -111,7 +111,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
    * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
@@ -167,7 +167,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
@@ -199,7 +199,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
    * const post = streams.open("s1");
@@ -226,7 +226,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
    * post.end();
@@ -250,7 +250,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
@@ -334,7 +334,7 @@ export class PostStream {
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
- * import { PostStreams } from "@anubis/transport-http";
+ * import { PostStreams } from "./post_stream.ts";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
  * post.closeConnection();
@@ -350,7 +350,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const store = new MemoryEventStore();
    * const streams = new PostStreams(store, { retryMs: 1000, keepAliveMs: 0 });
    * await streams.open("s1").send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
@@ -366,7 +366,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * console.log(streams.options); // { retryMs: 1000, keepAliveMs: 0 }
    * ```
@@ -378,7 +378,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
@@ -411,7 +411,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
    * post.end();
@@ -438,7 +438,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const store = new MemoryEventStore();
    * const options = { retryMs: 1000, keepAliveMs: 0 };
    * const here = new PostStreams(store, options);
@@ -490,7 +490,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "@anubis/transport-http";
+   * import { PostStreams } from "./post_stream.ts";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';

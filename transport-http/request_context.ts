@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Exchange } from "@anubis/core";
+import type { Exchange } from "@anubis/core/engine";
 import { headerRecord } from "./header_record.ts";
 
 /**
@@ -59,7 +59,7 @@ export interface ServeInfoLike {
  *
  * @example
  * ```ts
- * import { exchangeOf } from "@anubis/transport-http";
+ * import { exchangeOf } from "./request_context.ts";
  * const request = new Request("http://localhost/mcp", { headers: { "x-user": "ada" } });
  * const exchange = exchangeOf(request, { assigns: { plan: "pro" } });
  * console.log(exchange.headers?.["x-user"], exchange.assigns?.plan); // ada pro
@@ -82,7 +82,7 @@ export function exchangeOf(request: Request, context?: RequestContext): Exchange
  *
  * @example
  * ```ts
- * import { clientOf } from "@anubis/transport-http";
+ * import { clientOf } from "./request_context.ts";
  * const info = { remoteAddr: { transport: "tcp", hostname: "127.0.0.2", port: 50_000 } };
  * if (clientOf(info) !== "127.0.0.2") throw new Error("the remote address");
  * if (clientOf({ client: "user:ada" }) !== "user:ada") throw new Error("the middleware's key");

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { ErrorCode, type JsonRpcMessage } from "@anubis/core";
+import { ErrorCode } from "@anubis/core";
+import type { JsonRpcMessage } from "@anubis/core/engine";
 import { encodeForHttp, notSent } from "./outbound.ts";
 import { errorResponseOf, jsonTextResponse } from "./responses.ts";
 import { encodeSseMessage } from "./sse.ts";
@@ -20,7 +21,7 @@ import { SseStream } from "./sse_stream.ts";
  *
  * @example
  * ```ts
- * import type { Outcome } from "@anubis/transport-http";
+ * import type { Outcome } from "./respond.ts";
  * const outcome: Outcome = { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
  * ```
  */
@@ -33,7 +34,7 @@ export type Outcome =
  *
  * @example
  * ```ts
- * import type { RespondOptions } from "@anubis/transport-http";
+ * import type { RespondOptions } from "./respond.ts";
  * const options: RespondOptions = { keepAliveMs: 15_000, cancelOnDisconnect: true };
  * ```
  */
@@ -79,7 +80,7 @@ export interface RespondOptions {
  *
  * @example
  * ```ts
- * import type { ResponseControls } from "@anubis/transport-http";
+ * import type { ResponseControls } from "./respond.ts";
  * const quiet = (controls: ResponseControls) => controls.lazySignal().aborted;
  * ```
  */
@@ -105,7 +106,7 @@ export interface ResponseControls {
  *
  * @example
  * ```ts
- * import { respond } from "@anubis/transport-http";
+ * import { respond } from "./respond.ts";
  * const response = await respond(async ({ emit }) => {
  *   await emit({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } });
  *   return { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };

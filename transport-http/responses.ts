@@ -5,7 +5,8 @@
  * @module
  */
 
-import { errorResponse, type RequestId } from "@anubis/core";
+import type { RequestId } from "@anubis/core";
+import { errorResponse } from "@anubis/core/engine";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
 
@@ -19,7 +20,7 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "applic
  *
  * @example
  * ```ts
- * import { jsonResponse } from "@anubis/transport-http";
+ * import { jsonResponse } from "./responses.ts";
  * const response = jsonResponse({ jsonrpc: "2.0", id: 1, result: {} }, 200);
  * console.log(response.headers.get("content-type")); // application/json
  * await response.body?.cancel();
@@ -43,7 +44,7 @@ export function jsonResponse(
  *
  * @example
  * ```ts
- * import { jsonTextResponse } from "@anubis/transport-http";
+ * import { jsonTextResponse } from "./responses.ts";
  * const response = jsonTextResponse('{"jsonrpc":"2.0","id":1,"result":{}}', 200);
  * console.log(response.headers.get("content-type"), (await response.json()).id); // application/json 1
  * ```
@@ -76,7 +77,7 @@ export function jsonTextResponse(
  *
  * @example
  * ```ts
- * import { errorResponseOf } from "@anubis/transport-http";
+ * import { errorResponseOf } from "./responses.ts";
  * const response = errorResponseOf(404, 7, -32001, "Session not found");
  * console.log(response.status, (await response.json()).id); // 404 7
  * ```
@@ -99,7 +100,7 @@ export function errorResponseOf(
  *
  * @example
  * ```ts
- * import { accepted } from "@anubis/transport-http";
+ * import { accepted } from "./responses.ts";
  * console.log(accepted().status); // 202
  * ```
  */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core";
+import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core/engine";
 
 /**
  * A message between instances about one session:

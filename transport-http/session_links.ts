@@ -8,12 +8,8 @@
  * @module
  */
 
-import type {
-  JsonRpcErrorResponse,
-  JsonRpcResultResponse,
-  NotificationBus,
-  SessionStore,
-} from "@anubis/core";
+import type { NotificationBus, SessionStore } from "@anubis/core";
+import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import type { SessionEntry } from "./session_table.ts";
 
@@ -22,7 +18,7 @@ import type { SessionEntry } from "./session_table.ts";
  *
  * @example
  * ```ts
- * import type { SessionLinksOptions } from "@anubis/transport-http";
+ * import type { SessionLinksOptions } from "./session_links.ts";
  * const options: SessionLinksOptions = { idleMs: 60_000 };
  * ```
  */
@@ -40,7 +36,7 @@ export interface SessionLinksOptions {
  *
  * @example
  * ```ts
- * import { SessionLinks } from "@anubis/transport-http";
+ * import { SessionLinks } from "./session_links.ts";
  * const links = new SessionLinks({ idleMs: 60_000 }, () => undefined);
  * links.close();
  * ```
@@ -79,9 +75,10 @@ export class SessionLinks {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionLinks } from "@anubis/transport-http";
+   * import { SessionLinks } from "./session_links.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -137,9 +134,11 @@ export class SessionLinks {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { type SessionBusMessage, SessionLinks } from "@anubis/transport-http";
+   * import { type SessionBusMessage } from "@anubis/transport-http";
+   * import { SessionLinks } from "./session_links.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -170,7 +169,7 @@ export class SessionLinks {
    *
    * @example
    * ```ts
-   * import { SessionLinks } from "@anubis/transport-http";
+   * import { SessionLinks } from "./session_links.ts";
    * new SessionLinks({ idleMs: 60_000 }, () => undefined).close();
    * ```
    */

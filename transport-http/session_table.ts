@@ -6,18 +6,15 @@
  * @module
  */
 
+import type { EventStore, NotificationBus, SessionRecord, SessionStore } from "@anubis/core";
 import type {
   Engine,
-  EventStore,
   Exchange,
   JsonRpcErrorResponse,
   JsonRpcMessage,
   JsonRpcResultResponse,
-  NotificationBus,
   Session,
-  SessionRecord,
-  SessionStore,
-} from "@anubis/core";
+} from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import { SessionLinks } from "./session_links.ts";
 import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
@@ -27,7 +24,7 @@ import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_str
  *
  * @example
  * ```ts
- * import type { SessionTableOptions } from "@anubis/transport-http";
+ * import type { SessionTableOptions } from "./session_table.ts";
  * const options: SessionTableOptions = {
  *   maxSessions: 100,
  *   idleMs: 60_000,
@@ -69,7 +66,7 @@ export interface SessionTableOptions {
  *
  * @example
  * ```ts
- * import type { SessionEntry } from "@anubis/transport-http";
+ * import type { SessionEntry } from "./session_table.ts";
  * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream?.attached}`;
  * ```
  */
@@ -134,9 +131,10 @@ function savedKey(record: SessionRecord): string {
  *
  * @example
  * ```ts
- * import { defineServer, Engine } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { SessionTable } from "@anubis/transport-http";
+ * import { SessionTable } from "./session_table.ts";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -188,9 +186,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -214,9 +213,10 @@ export class SessionTable {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -242,9 +242,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -284,9 +285,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -325,9 +327,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -353,9 +356,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -389,9 +393,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -437,9 +442,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine, type SessionRecord, type SessionStore } from "@anubis/core";
+   * import { defineServer, type SessionRecord, type SessionStore } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -500,9 +506,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -532,9 +539,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -561,9 +569,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -589,9 +598,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -625,9 +635,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -680,9 +691,10 @@ export class SessionTable {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "@anubis/transport-http";
+   * import { SessionTable } from "./session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });

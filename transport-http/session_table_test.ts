@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { defineServer, Engine } from "@anubis/core";
+import { defineServer } from "@anubis/core";
+import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { SessionTable } from "./session_table.ts";
 

@@ -12,7 +12,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import type { SseEvent } from "@anubis/transport-http";
+ * import type { SseEvent } from "./sse.ts";
  * const event: SseEvent = { id: 3, event: "message", data: '{"jsonrpc":"2.0","method":"x"}' };
  * ```
  */
@@ -36,7 +36,7 @@ export interface SseEvent {
  *
  * @example
  * ```ts
- * import { encodeSseEvent } from "@anubis/transport-http";
+ * import { encodeSseEvent } from "./sse.ts";
  * const text = new TextDecoder().decode(encodeSseEvent({ event: "message", data: "{}" }));
  * console.log(JSON.stringify(text)); // "event: message\ndata: {}\n\n"
  * ```
@@ -61,7 +61,7 @@ export function encodeSseEvent(event: SseEvent): Uint8Array {
  *
  * @example
  * ```ts
- * import { encodeSseComment } from "@anubis/transport-http";
+ * import { encodeSseComment } from "./sse.ts";
  * console.log(new TextDecoder().decode(encodeSseComment("keepalive"))); // ": keepalive\n\n"
  * ```
  */
@@ -78,7 +78,7 @@ export function encodeSseComment(text: string): Uint8Array {
  *
  * @example
  * ```ts
- * import { encodeSseMessage } from "@anubis/transport-http";
+ * import { encodeSseMessage } from "./sse.ts";
  * const text = new TextDecoder().decode(encodeSseMessage('{"jsonrpc":"2.0","id":1,"result":{}}', 7));
  * console.log(text.startsWith("id: 7\nevent: message\n")); // true
  * ```

@@ -13,7 +13,7 @@ import { encodeSseComment } from "./sse.ts";
  *
  * @example
  * ```ts
- * import type { SseStreamOptions } from "@anubis/transport-http";
+ * import type { SseStreamOptions } from "./sse_stream.ts";
  * const options: SseStreamOptions = { keepAliveMs: 15_000 };
  * ```
  */
@@ -39,7 +39,7 @@ const KEEPALIVE = encodeSseComment("keepalive");
  *
  * @example
  * ```ts
- * import { SSE_HEADERS } from "@anubis/transport-http";
+ * import { SSE_HEADERS } from "./sse_stream.ts";
  * console.log(SSE_HEADERS["content-type"]); // text/event-stream
  * ```
  */
@@ -54,7 +54,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
- * import { encodeSseMessage, SseStream } from "@anubis/transport-http";
+ * import { encodeSseMessage } from "./sse.ts";
+ * import { SseStream } from "./sse_stream.ts";
  * const stream = new SseStream();
  * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}'));
  * stream.close();
@@ -67,7 +68,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseMessage, SseStream } from "@anubis/transport-http";
+   * import { encodeSseMessage } from "./sse.ts";
+   * import { SseStream } from "./sse_stream.ts";
    * const stream = new SseStream();
    * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}', 1));
    * stream.close();
@@ -111,7 +113,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "@anubis/transport-http";
+   * import { SseStream } from "./sse_stream.ts";
    * const stream = new SseStream();
    * stream.signal.addEventListener("abort", () => console.log("ended")); // ended
    * await stream.readable.cancel(); // the client went away
@@ -126,7 +128,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "@anubis/transport-http";
+   * import { SseStream } from "./sse_stream.ts";
    * const stream = new SseStream();
    * console.log(stream.open); // true
    * stream.close();
@@ -145,7 +147,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseComment, SseStream } from "@anubis/transport-http";
+   * import { encodeSseComment } from "./sse.ts";
+   * import { SseStream } from "./sse_stream.ts";
    * const stream = new SseStream({ maxBufferedBytes: 1024 });
    * console.log(stream.write(encodeSseComment("hi"))); // true
    * // Nobody reads: beyond `maxBufferedBytes` unread the stream ends.
@@ -217,7 +220,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseComment, SseStream } from "@anubis/transport-http";
+   * import { encodeSseComment } from "./sse.ts";
+   * import { SseStream } from "./sse_stream.ts";
    * const stream = new SseStream({ keepAliveMs: 15_000 });
    * stream.write(encodeSseComment("last"));
    * stream.close();
@@ -237,7 +241,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "@anubis/transport-http";
+   * import { SseStream } from "./sse_stream.ts";
    * const stream = new SseStream();
    * const response = stream.response({ "mcp-session-id": "s1" });
    * console.log(response.headers.get("content-type")); // text/event-stream

@@ -8,7 +8,8 @@
  * @module
  */
 
-import type { EventStore, JsonRpcMessage, StoredEvent } from "@anubis/core";
+import type { EventStore, StoredEvent } from "@anubis/core";
+import type { JsonRpcMessage } from "@anubis/core/engine";
 import { encodeForHttp, notSent } from "./outbound.ts";
 import { isPostStreamRecord } from "./post_stream.ts";
 import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
@@ -31,7 +32,7 @@ const STREAM_OPENED = "GET\n";
  *
  * @example
  * ```ts
- * import type { StandaloneStreamOptions } from "@anubis/transport-http";
+ * import type { StandaloneStreamOptions } from "./standalone_stream.ts";
  * const options: StandaloneStreamOptions = { retryMs: 3_000, graceMs: 60_000, keepAliveMs: 15_000 };
  * ```
  */
@@ -73,7 +74,7 @@ interface Connection {
  *
  * @example
  * ```ts
- * import { StandaloneStream } from "@anubis/transport-http";
+ * import { StandaloneStream } from "./standalone_stream.ts";
  * const standalone = new StandaloneStream("s1", { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 });
  * const stream = await standalone.attach(undefined, false);
  * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
@@ -87,7 +88,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
    * console.log(standalone.sessionId); // s1
@@ -122,7 +123,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
    * console.log(standalone.attached); // false
@@ -148,7 +149,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
    *   eventStore,
@@ -201,7 +202,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
    *   retryMs: 1000,
@@ -276,7 +277,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
    *   eventStore,
@@ -301,7 +302,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
    *   ordered: true,
@@ -331,7 +332,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
    * const stream = await standalone.attach(undefined, false);
@@ -356,7 +357,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "@anubis/transport-http";
+   * import { StandaloneStream } from "./standalone_stream.ts";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
    * const stream = await standalone.attach(undefined, false);

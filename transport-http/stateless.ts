@@ -6,14 +6,8 @@
  * @module
  */
 
-import {
-  type Engine,
-  ErrorCode,
-  errorResponse,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  MetaKey,
-} from "@anubis/core";
+import { ErrorCode, type JsonRpcNotification, type JsonRpcRequest } from "@anubis/core";
+import { type Engine, errorResponse, MetaKey } from "@anubis/core/engine";
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
@@ -26,9 +20,11 @@ import { accepted, errorResponseOf } from "./responses.ts";
  *
  * @example
  * ```ts
- * import { defineServer, Engine } from "@anubis/core";
+ * import { defineServer } from "@anubis/core";
+ * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+ * import { StatelessEndpoint } from "./stateless.ts";
+ * import { StreamCounter } from "./limits.ts";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -83,9 +79,11 @@ export class StatelessEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+   * import { StatelessEndpoint } from "./stateless.ts";
+   * import { StreamCounter } from "./limits.ts";
    * const server = defineServer({
    *   name: "s",
    *   version: "1",
@@ -138,9 +136,11 @@ export class StatelessEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+   * import { StatelessEndpoint } from "./stateless.ts";
+   * import { StreamCounter } from "./limits.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -179,9 +179,11 @@ export class StatelessEndpoint {
    *
    * @example
    * ```ts
-   * import { defineServer, Engine } from "@anubis/core";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { StatelessEndpoint, StreamCounter } from "@anubis/transport-http";
+   * import { StatelessEndpoint } from "./stateless.ts";
+   * import { StreamCounter } from "./limits.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });

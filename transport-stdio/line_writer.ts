@@ -10,7 +10,7 @@ import {
   type JsonRpcMessage,
   type UnencodableMessage,
   unsentRequestError,
-} from "@anubis/core";
+} from "@anubis/core/engine";
 
 const encoder = new TextEncoder();
 const DONE: Promise<void> = Promise.resolve();

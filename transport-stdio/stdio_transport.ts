@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ErrorCode, type McpServer } from "@anubis/core";
 import {
   batchContentRefusal,
   batchSessionRefusal,
@@ -13,15 +14,13 @@ import {
   type Decoded,
   decodeMessage,
   Engine,
-  ErrorCode,
   errorResponse,
   type JsonRpcMessage,
-  type McpServer,
   type Registry,
   reportUnencodable,
   type Session,
   splitBatch,
-} from "@anubis/core";
+} from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { redirectConsole } from "./console_redirect.ts";
 import { type Line, LineSplitter } from "./line_splitter.ts";

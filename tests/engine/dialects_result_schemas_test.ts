@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Dialect } from "@anubis/core";
+import type { Dialect } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import { ALL_DIALECTS } from "../../dialects/mod.ts";
 import {

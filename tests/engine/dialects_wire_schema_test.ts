@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Dialect, EncodeContext } from "@anubis/core";
+import type { Dialect, EncodeContext } from "@anubis/core/engine";
 import { ALL_DIALECTS } from "../../dialects/mod.ts";
 import {
   ALL_CAPABILITIES,

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { JsonRpcMessage } from "@anubis/core";
+import type { JsonRpcMessage } from "@anubis/core/engine";
 import { requestedSchemas } from "../../core/elicitation_check.ts";
 import { engineHarness, META } from "../helpers/engine_harness.ts";
 

@@ -1,7 +1,8 @@
 /** The protocol middleware around the engine: order, short-circuit, both eras, notifications. */
 
 import assert from "node:assert/strict";
-import { defineServer, Engine, ErrorCode, McpError, type Middleware } from "@anubis/core";
+import { defineServer, ErrorCode, McpError, type Middleware } from "@anubis/core";
+import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 
 // deno-lint-ignore no-explicit-any

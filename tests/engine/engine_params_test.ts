@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { JsonRpcMessage, Reply } from "@anubis/core";
+import type { JsonRpcMessage, Reply } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
 import { ALL_DIALECTS } from "@anubis/dialects";
 import { engineHarness, META } from "../helpers/engine_harness.ts";

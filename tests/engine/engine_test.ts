@@ -4,14 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  ErrorCode,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  McpError,
-  NO_REPLY,
-  type Session,
-} from "@anubis/core";
+import { ErrorCode, type JsonRpcRequest, McpError, NO_REPLY } from "@anubis/core";
+import type { JsonRpcMessage, Session } from "@anubis/core/engine";
 import { engineHarness, META } from "../helpers/engine_harness.ts";
 import { initializeRequest } from "../helpers/http_helpers.ts";
 

@@ -4,7 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import { defineServer, Engine } from "@anubis/core";
+import { defineServer } from "@anubis/core";
+import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { engineHarness, META } from "../helpers/engine_harness.ts";
 

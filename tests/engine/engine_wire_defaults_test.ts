@@ -4,7 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import { defineServer, Engine, type JsonRpcMessage } from "@anubis/core";
+import { defineServer } from "@anubis/core";
+import { Engine, type JsonRpcMessage } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 
 const META = {

@@ -7,14 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  defineServer,
-  Engine,
-  type JsonRpcMessage,
-  McpError,
-  type McpServer,
-  type ServerDefinition,
-} from "@anubis/core";
+import { defineServer, McpError, type McpServer, type ServerDefinition } from "@anubis/core";
+import { Engine, type JsonRpcMessage } from "@anubis/core/engine";
 import everything from "../../examples/everything.ts";
 import { createDefaultRegistry } from "@anubis/dialects";
 import * as s from "@anubis/core/schema";

@@ -3,14 +3,8 @@
  * messages are collected: the setup the engine tests share.
  */
 
-import {
-  defineServer,
-  Engine,
-  type JsonRpcMessage,
-  type Reply,
-  type ServerDefinition,
-  type Session,
-} from "@anubis/core";
+import { defineServer, type ServerDefinition } from "@anubis/core";
+import { Engine, type JsonRpcMessage, type Reply, type Session } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 
 /** The `_meta` of a minimal stateless (2026-07-28) request. */
