@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { defineServer } from "@anubis/core";
+import { defineServer, defineTool } from "@anubis/core";
 import { connect } from "@anubis/core/testing";
 import { createDefaultRegistry } from "@anubis/dialects";
 
@@ -31,6 +31,16 @@ const server = defineServer({
         return `Hello, ${answer.content?.name}`;
       },
     },
+    defineTool({
+      name: "measure",
+      inputSchema: z.object({ broken: z.boolean().default(false) }),
+      outputSchema: z.object({ celsius: z.number() }),
+      handler: ({ broken }) => ({
+        content: [],
+        // A server bug the types would refuse, forced through to test the answer.
+        structuredContent: broken ? { celsius: "warm" } as never : { celsius: 21 },
+      }),
+    }),
   ],
   prompts: [{
     name: "greet",
@@ -54,7 +64,15 @@ for (const version of ["2025-11-25", "2026-07-28"]) {
       onProgress: (p) => progress.push(p.progress),
     });
     try {
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ["add", "ask"]);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), [
+        "add",
+        "ask",
+        "measure",
+      ]);
+      const measured = await client.callTool("measure");
+      assert.deepEqual(measured.structuredContent, { celsius: 21 });
+      // Output that violates outputSchema is the server's fault: an internal error.
+      await assert.rejects(client.callTool("measure", { broken: true }), { code: -32603 });
       assert.equal((await client.callTool("add", { a: 2 })).content[0].text, "3");
       const invalid = await client.callTool("add", { a: "x" });
       assert.equal(invalid.isError, true);
