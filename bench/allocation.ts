@@ -64,7 +64,7 @@ if (import.meta.main) {
     ["stateless tools/call", handler, statelessCall(1)],
   ];
   const listening = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, handler);
-  const session = await openSession(new URL(`http://127.0.0.1:${listening.addr.port}/mcp`));
+  const session = await openSession(`http://127.0.0.1:${listening.addr.port}/mcp`);
   rows.push(["session tools/call", handler, legacyCall(session.sessionId, session.version)]);
   for (const [name, h, wire] of rows) {
     const bytes = await bytesPerRequest(h, wire, rounds);

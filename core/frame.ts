@@ -335,7 +335,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const crunch = defineTool({
    *   name: "crunch",
-   *   handler: async ({ items }: { items: string[] }, frame) => {
+   *   inputSchema: { type: "object", properties: { items: { type: "array", items: { type: "string" } } }, required: ["items"] },
+   *   handler: async ({ items }, frame) => {
    *     let done = 0;
    *     for (const _item of items) {
    *       frame.signal.throwIfAborted(); // a cancelled request gets no answer
@@ -360,7 +361,8 @@ export class Frame {
    * const notes = new Map<string, string>();
    * const addNote = defineTool({
    *   name: "add_note",
-   *   handler: ({ id, text }: { id: string; text: string }, frame) => {
+   *   inputSchema: { type: "object", properties: { id: { type: "string" }, text: { type: "string" } }, required: ["id", "text"] },
+   *   handler: ({ id, text }, frame) => {
    *     const isNew = !notes.has(id);
    *     notes.set(id, text);
    *     if (isNew) frame.notify.resourcesListChanged();
@@ -412,7 +414,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const upload = defineTool({
    *   name: "upload",
-   *   handler: async ({ files }: { files: string[] }, frame) => {
+   *   inputSchema: { type: "object", properties: { files: { type: "array", items: { type: "string" } } }, required: ["files"] },
+   *   handler: async ({ files }, frame) => {
    *     for (let i = 0; i < files.length; i++) {
    *       await frame.progress(i + 1, { total: files.length, message: `uploaded ${files[i]}` });
    *     }
@@ -542,7 +545,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const title = defineTool({
    *   name: "title",
-   *   handler: async ({ text }: { text: string }, frame) => {
+   *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+   *   handler: async ({ text }, frame) => {
    *     if (!frame.canSample()) return text.slice(0, 40);
    *     const reply = await frame.sample({
    *       messages: [{ role: "user", content: { type: "text", text: `A title for: ${text}` } }],
@@ -596,7 +600,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const summarize = defineTool({
    *   name: "summarize",
-   *   handler: async ({ text }: { text: string }, frame) => {
+   *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+   *   handler: async ({ text }, frame) => {
    *     const reply = await frame.sample({
    *       messages: [{ role: "user", content: { type: "text", text: `Summarize: ${text}` } }],
    *       maxTokens: 200,

@@ -93,7 +93,9 @@ export type StandardResult<Output> =
  * ```
  */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  return typeof value === "object" && value !== null && "~standard" in value;
+  // arktype's schemas are functions.
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    "~standard" in value;
 }
 
 /**
@@ -242,7 +244,7 @@ export function toJsonSchema(schema: JsonSchema | StandardSchemaV1): JsonSchema 
     throw new TypeError(
       `The ${
         schema["~standard"].vendor
-      } schema cannot describe itself as JSON Schema: pass a JSON Schema, or a Standard Schema that implements Standard JSON Schema`,
+      } schema cannot describe itself as JSON Schema (tools/list needs one): pass a JSON Schema, or a Standard Schema that implements Standard JSON Schema (zod 4, arktype 2, valibot 1 through @valibot/to-json-schema)`,
     );
   }
   return converter.input({ target: "draft-2020-12" });

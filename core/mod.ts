@@ -61,7 +61,20 @@ export {
   type ResourceTemplateDefinition,
   type ServerDefinition,
   type ToolDefinition,
+  type ToolResult,
+  type ToolSchema,
+  type TypedPrompt,
+  type TypedResourceTemplate,
+  type TypedServerDefinition,
+  type TypedTool,
 } from "./server.ts";
+export type {
+  FromJsonSchema,
+  InferOutput,
+  InferSchema,
+  PromptArgs,
+  UriVariables,
+} from "./infer.ts";
 export { Frame, type FrameContext, type InputOptions } from "./frame.ts";
 export type { Middleware, MiddlewareCall } from "./middleware.ts";
 export type { JsonRpcNotification, JsonRpcRequest, RequestId } from "./json_rpc.ts";

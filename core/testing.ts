@@ -14,6 +14,8 @@
  */
 
 import assert from "node:assert/strict";
+
+export { connect, type ConnectOptions, type TestClient } from "./test_client.ts";
 import type { EventStore } from "./event_store.ts";
 import type { SessionRecord, SessionStore } from "./session_store.ts";
 

@@ -15,7 +15,7 @@ import {
   McpError,
   type ToolDefinition,
 } from "@anubis/core";
-import { type Engine, toJsonSchema } from "@anubis/core/engine";
+import { type Engine, isStandardSchema, toJsonSchema } from "@anubis/core/engine";
 
 /** The methods whose `Mcp-Name` header mirrors a param, and which param. */
 const NAME_PARAM: Readonly<Record<string, string>> = {
@@ -189,7 +189,11 @@ function paramHeadersOf(tool: ToolDefinition<never>): ParamHeader[] {
       walk(child, [...path, key]);
     }
   };
-  if (tool.inputSchema) walk(toJsonSchema(tool.inputSchema), []);
+  const schema = tool.inputSchema;
+  // A Standard Schema without its own JSON Schema (valibot) declares no headers.
+  if (schema && !(isStandardSchema(schema) && !schema["~standard"].jsonSchema)) {
+    walk(toJsonSchema(schema), []);
+  }
   paramHeaders.set(tool, found);
   return found;
 }

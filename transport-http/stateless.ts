@@ -93,7 +93,7 @@ export class StatelessEndpoint {
    *     name: "wait",
    *     description: "Waits until cancelled",
    *     inputSchema: { type: "object" },
-   *     handler: (_args: Record<string, never>, frame) =>
+   *     handler: (_args, frame) =>
    *       new Promise<string>((resolve) => {
    *         if (frame.signal.aborted) resolve("cancelled");
    *         frame.signal.addEventListener("abort", () => resolve("cancelled"));
