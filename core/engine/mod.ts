@@ -44,3 +44,4 @@ export * from "../exchange.ts";
 export * from "../engine.ts";
 export * from "../session_persistence.ts";
 export { applyTaskOutcome, applyTaskPatch, isTerminal } from "../task_store.ts";
+export { principalOf } from "../auth_info.ts";
