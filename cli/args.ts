@@ -31,6 +31,8 @@ export interface ServeOptions {
   eventStore?: string;
   /** `kv` or `kv:PATH`, when sessions are persisted. */
   sessionStore?: string;
+  /** `memory`, `kv` or `kv:PATH`: where tasks are kept (default memory). */
+  taskStore?: string;
   /** Extra allowed `Origin` values. */
   allowedOrigins: string[];
   /** Extra allowed `Host` values. */
@@ -141,6 +143,7 @@ Options:
   --path <path>             HTTP endpoint path (default /mcp)
   --event-store <store>     Resumable streams: memory, kv or kv:<path> (default: off)
   --session-store <store>   Persist sessions: kv or kv:<path> (default: off)
+  --task-store <store>      Keep tasks: memory, kv or kv:<path> (default memory)
                             kv alone is the file .data/anubis.kv; several
                             instances may share one file
   --allowed-origin <origin> Also accept this Origin (repeatable)
@@ -184,6 +187,7 @@ const VALUE_FLAGS = new Set([
   "--path",
   "--event-store",
   "--session-store",
+  "--task-store",
   "--allowed-origin",
   "--allowed-host",
   "--cors",
@@ -310,6 +314,15 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
         }
         options.sessionStore = value;
         break;
+      case "--task-store":
+        if (!/^(memory|kv(:.+)?)$/.test(value)) {
+          return {
+            kind: "error",
+            message: `--task-store must be memory, kv or kv:<path>, got ${value}`,
+          };
+        }
+        options.taskStore = value;
+        break;
       case "--allowed-origin":
         options.allowedOrigins.push(value);
         break;
@@ -356,10 +369,13 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
   if (!options.module) {
     return { kind: "error", message: "missing server module: serve <server module>" };
   }
-  if (!options.http && (options.eventStore || options.sessionStore || options.limits)) {
+  if (
+    !options.http &&
+    (options.eventStore || options.sessionStore || options.taskStore || options.limits)
+  ) {
     return {
       kind: "error",
-      message: "--event-store, --session-store and the HTTP limits need --http",
+      message: "--event-store, --session-store, --task-store and the HTTP limits need --http",
     };
   }
   if (options.rateLimit) {

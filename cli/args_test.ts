@@ -50,6 +50,8 @@ Deno.test("args: bad HTTP flags are one-line errors", () => {
   assert.match(error(["--http", "--path", "mcp"])!, /--path must start with \//);
   assert.match(error(["--http", "--event-store", "redis"])!, /--event-store must be/);
   assert.match(error(["--http", "--session-store", "memory"])!, /--session-store must be/);
+  assert.match(error(["--http", "--task-store", "redis"])!, /--task-store must be/);
+  assert.match(error(["--task-store", "kv"])!, /need --http/);
   assert.match(error(["--event-store", "memory"])!, /need --http/);
   assert.match(error(["--http", "--port"])!, /--port needs a value/);
   assert.match(error(["--http", "--max-batch-entries", "0"])!, /at least 1/);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { EventStore, McpServer, NotificationBus, SessionStore } from "@anubis/core";
+import type { EventStore, McpServer, NotificationBus, SessionStore, TaskStore } from "@anubis/core";
 import {
   DEFAULT_KV_PATH,
   isKvConnectUrl,
@@ -19,7 +19,7 @@ import {
   openKvPath,
   StoredStreamsBus,
 } from "@anubis/event-store-kv";
-import { KvRateLimitStore, KvSessionStore } from "@anubis/session-kv";
+import { KvRateLimitStore, KvSessionStore, KvTaskStore } from "@anubis/session-kv";
 import {
   type AuthOptions,
   isLoopbackHost,
@@ -177,6 +177,8 @@ export interface OpenedStores {
   eventStore?: EventStore;
   /** The session store. */
   sessionStore?: SessionStore;
+  /** The task store (`--task-store kv[:PATH]`; memory otherwise). */
+  taskStore?: TaskStore;
   /** Closes what was opened (KV databases, unless they were handed in). */
   close(): void;
 }
@@ -209,7 +211,7 @@ function kvPath(flag: string | undefined): string | undefined {
  * ```
  */
 export async function openStores(
-  options: Pick<ServeOptions, "eventStore" | "sessionStore">,
+  options: Pick<ServeOptions, "eventStore" | "sessionStore" | "taskStore">,
   databases?: KvDatabases,
 ): Promise<OpenedStores> {
   const owned = databases ? undefined : new KvDatabases();
@@ -227,6 +229,8 @@ export async function openStores(
     if (sessionPath !== undefined) {
       stores.sessionStore = new KvSessionStore(await kvs.open(sessionPath));
     }
+    const taskPath = kvPath(options.taskStore);
+    if (taskPath !== undefined) stores.taskStore = new KvTaskStore(await kvs.open(taskPath));
   } catch (error) {
     stores.close();
     throw error;
@@ -473,6 +477,7 @@ export async function serveHttp(
       path: options.path,
       eventStore: stores.eventStore,
       sessionStore: stores.sessionStore,
+      taskStore: stores.taskStore,
       sessionBus: joined.sessionBus,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,

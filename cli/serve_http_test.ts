@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { defineServer } from "@anubis/core";
+import { KvTaskStore } from "@anubis/session-kv";
 import { joinInstances, KvDatabases, openStores } from "./serve_http.ts";
 
 const server = () => defineServer({ name: "joined", version: "1" });
@@ -98,4 +99,19 @@ Deno.test("serve http: a database that cannot be opened is one error naming the 
     joinInstances(server(), { sessionStore: "kv:/proc/anubis-no-such-dir/a.kv" }),
     /^Error: cannot open the KV store: /,
   );
+});
+
+Deno.test("serve http: --task-store kv:PATH opens a KvTaskStore on that database", async () => {
+  const dir = await Deno.makeTempDir();
+  const stores = await openStores({ taskStore: `kv:${dir}/tasks.kv` });
+  try {
+    assert.ok(stores.taskStore instanceof KvTaskStore);
+    assert.deepEqual((await stores.taskStore.list("nobody")).tasks, []);
+  } finally {
+    stores.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  const memory = await openStores({ taskStore: "memory" });
+  assert.equal(memory.taskStore, undefined); // the engine's own MemoryTaskStore
+  memory.close();
 });

@@ -38,6 +38,9 @@ import { sessionRecord } from "./session_persistence.ts";
 import { statelessFrame } from "./stateless_frame.ts";
 import type { SessionRecord } from "./session_store.ts";
 import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
+import { MemoryTaskStore } from "./memory_task_store.ts";
+import type { TaskStore } from "./task_store.ts";
+import { TaskRuntime } from "./tasks.ts";
 import type { Era, Implementation } from "./types.ts";
 
 /**
@@ -54,6 +57,11 @@ export interface EngineOptions {
   registry: Registry;
   /** The most `subscriptions/listen` streams open at once (default 1024). */
   maxSubscriptions?: number;
+  /**
+   * Where tasks are kept when the server has task-capable tools (default: a
+   * `MemoryTaskStore` of this engine's own).
+   */
+  taskStore?: TaskStore;
 }
 
 /**
@@ -112,6 +120,8 @@ export class Engine {
   // The newest stateless version's `_meta` schema, resolved on first use (`null`: none):
   // the envelope schema of a request whose claimed version is not a stateless one.
   #metaSchema: s.Schema | null | undefined;
+  // The tasks, when the server has task-capable tools.
+  readonly #tasks: TaskRuntime | undefined;
 
   /**
    * Creates an engine for a server.
@@ -134,6 +144,9 @@ export class Engine {
       server.capabilities,
       options.maxSubscriptions ?? 1024,
     );
+    if (server.capabilities.tasks) {
+      this.#tasks = new TaskRuntime(this, options.taskStore ?? new MemoryTaskStore());
+    }
   }
 
   /**
@@ -690,10 +703,8 @@ export class Engine {
       );
     }
     const dialect = session.dialect;
-    const cancellation = session.track(id);
-    try {
-      const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
-      const outcome = this.#middleware
+    const serve = (frame: Frame) =>
+      this.#middleware
         ? this.#through(
           request,
           "legacy",
@@ -702,6 +713,12 @@ export class Engine {
           () => dispatch(this, request, dialect, frame, session),
         )
         : dispatch(this, request, dialect, frame, session);
+    const tasked = this.#tasks?.legacy(request, exchange, session, serve);
+    if (tasked) return tasked;
+    const cancellation = session.track(id);
+    try {
+      const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
+      const outcome = serve(frame);
       const result = isThenable(outcome) ? await outcome : outcome;
       if (cancellation.aborted) return undefined;
       return {
@@ -737,6 +754,8 @@ export class Engine {
         "stateless",
       );
     }
+    const refused = this.#tasks?.statelessRefusal(request);
+    if (refused) return errorReply(request, refused, "stateless");
     const params = request.params!;
     const { session } = exchange;
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });

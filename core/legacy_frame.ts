@@ -10,12 +10,25 @@ import type { Exchange } from "./exchange.ts";
 import { Frame } from "./frame.ts";
 import { EMPTY, EngineFrameContext } from "./frame_context.ts";
 import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
+import { MetaKey } from "./meta.ts";
 import type { McpServer } from "./server.ts";
 import type { Session } from "./session.ts";
 
 /** A request's middleware assigns join its session's (every request does, with or without a frame). */
 export function adoptAssigns(session: Session, exchange: Exchange): void {
   if (exchange.assigns) Object.assign(session.assigns.value, exchange.assigns);
+}
+
+/**
+ * The task a legacy frame runs in: its messages carry the related-task
+ * `_meta`, and `ask` wraps each request to the client (the task waits for
+ * input meanwhile).
+ */
+export interface FrameTask {
+  /** The task id. */
+  id: string;
+  /** Runs one server-to-client request of the task. */
+  ask<T>(send: () => Promise<T>): Promise<T>;
 }
 
 /** The frame of one legacy request (or notification) of a session. */
@@ -26,10 +39,11 @@ export function legacyFrame(
   method: string,
   request: JsonRpcRequest | undefined,
   cancellation: Cancellation,
+  task?: FrameTask,
 ): Frame {
   adoptAssigns(session, exchange);
   const dialect = session.dialect!;
-  const emit = emitter(exchange, session);
+  const emit = task ? relatedTo(task.id, emitter(exchange, session)) : emitter(exchange, session);
   const timeout = server.definition.clientRequestTimeoutMs ?? 60_000;
   const context = new EngineFrameContext({
     era: "legacy",
@@ -54,7 +68,9 @@ export function legacyFrame(
     emit,
     logLevel: () => session.logLevel ?? "debug",
     canLog: server.capabilities.logging !== undefined,
-    request: (m, p, sig) => session.request(m, p, emit, sig, timeout),
+    request: task
+      ? (m, p, sig) => task.ask(() => session.request(m, p, emit, sig, timeout))
+      : (m, p, sig) => session.request(m, p, emit, sig, timeout),
     closeStream: exchange.closeStream,
   });
 }
@@ -69,4 +85,17 @@ export function emitter(
   const onMessage = session?.onMessage;
   if (!onMessage) return () => Promise.resolve();
   return (message) => Promise.resolve(onMessage(message, session!));
+}
+
+/** Tags every request and notification sent with the related-task `_meta`. */
+function relatedTo(
+  taskId: string,
+  emit: (message: JsonRpcMessage) => Promise<void>,
+): (message: JsonRpcMessage) => Promise<void> {
+  return (message) => {
+    if (!("method" in message)) return emit(message);
+    const params = message.params ?? {};
+    const _meta = { ...(params._meta as object | undefined), [MetaKey.relatedTask]: { taskId } };
+    return emit({ ...message, params: { ...params, _meta } } as JsonRpcMessage);
+  };
 }

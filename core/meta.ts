@@ -31,4 +31,6 @@ export const MetaKey = {
   serverInfo: "io.modelcontextprotocol/serverInfo",
   /** The subscription a listen-stream message belongs to. */
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
+  /** The task a message belongs to (2025-11-25 tasks). */
+  relatedTask: "io.modelcontextprotocol/related-task",
 } as const;

@@ -90,6 +90,17 @@ export {
 } from "./request_state.ts";
 export type { EventStore, StoredEvent } from "./event_store.ts";
 export type { SessionRecord, SessionStore } from "./session_store.ts";
+export type {
+  TaskError,
+  TaskLease,
+  TaskOutcome,
+  TaskPage,
+  TaskPatch,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from "./task_store.ts";
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from "./memory_task_store.ts";
 export type { RateLimit, RateLimitStore } from "./rate_limit_store.ts";
 export type { AuthInfo } from "./auth_info.ts";
 export type { BusMessage, NotificationBus } from "./notification_bus.ts";

@@ -123,6 +123,13 @@ export interface ToolDefinition<Args = Record<string, unknown>, Output = unknown
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
   /**
+   * Whether a call may (`optional`) or must (`required`) run as a task, which
+   * the client polls while the handler runs in the background; `forbidden`
+   * (the default) answers every call directly. Any task-capable tool makes
+   * the server declare tasks.
+   */
+  execution?: { taskSupport?: "forbidden" | "optional" | "required" };
+  /**
    * Runs the tool. Return a result or a string (one text block); throw an
    * `McpError` for a protocol error, anything else becomes an `isError`
    * result. Without a handler, `handleToolCall` of the server is called.
@@ -715,5 +722,8 @@ function deriveCapabilities(d: ServerDefinition): ServerCapabilities {
     d.prompts?.some((p) => p.arguments?.some((a) => a.complete)) ||
     d.resourceTemplates?.some((t) => t.complete);
   if (completes) derived.completions = {};
+  if (d.tools?.some((t) => (t.execution?.taskSupport ?? "forbidden") !== "forbidden")) {
+    derived.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  }
   return { ...derived, ...d.capabilities };
 }

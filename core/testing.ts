@@ -1,5 +1,5 @@
 /**
- * Contract test suites that every `EventStore` and `SessionStore` package
+ * Contract test suites that every `EventStore`, `SessionStore` and `TaskStore` package
  * runs. Runtime-neutral: each suite returns cases and the package registers
  * them with its test runner.
  *
@@ -18,6 +18,7 @@ import assert from "node:assert/strict";
 export { connect, type ConnectOptions, type TestClient } from "./test_client.ts";
 import type { EventStore } from "./event_store.ts";
 import type { SessionRecord, SessionStore } from "./session_store.ts";
+import type { TaskRecord, TaskStore } from "./task_store.ts";
 
 /**
  * One test case.
@@ -212,6 +213,176 @@ export function sessionStoreContract(make: StoreFactory<SessionStore>): Contract
       await store.delete("d");
       await store.delete("d");
       assert.equal(await store.load("d"), undefined);
+    },
+  });
+}
+
+function task(id: string, owner = "owner", ttlMs: number | null = 60_000): TaskRecord {
+  const now = Date.now();
+  return {
+    v: 1,
+    id,
+    owner,
+    method: "tools/call",
+    status: "working",
+    statusMessage: "started",
+    createdAt: now,
+    updatedAt: now,
+    ttlMs,
+    expiresAt: ttlMs === null ? null : now + ttlMs,
+    pollIntervalMs: 500,
+  };
+}
+
+/**
+ * The `TaskStore` contract: a task is stored before `create` resolves, an
+ * outcome is written once, terminal tasks never move, owners see only their
+ * own tasks, expired tasks are gone, and values survive as JSON.
+ *
+ * @param make Creates a fresh store per case.
+ * @returns The cases.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTaskStore } from "@anubis/core";
+ * import { taskStoreContract } from "@anubis/core/testing";
+ * const cases = taskStoreContract(() => ({ store: new MemoryTaskStore() }));
+ * for (const c of cases) await c.fn(); // rejects on the first broken rule
+ * if (cases.length < 8) throw new Error("too few cases");
+ * ```
+ */
+export function taskStoreContract(make: StoreFactory<TaskStore>): ContractCase[] {
+  return cases("task store", make, {
+    "create then get returns an equal copy": async (store) => {
+      const record = task("t1");
+      record.inputKeys = ["ü", "emoji 🎉"];
+      await store.create(record);
+      const read = await store.get("t1");
+      assert.deepEqual(read, record);
+      assert.deepEqual(JSON.parse(JSON.stringify(read)), record);
+      read!.status = "failed";
+      assert.equal((await store.get("t1"))?.status, "working");
+      assert.equal(await store.get("unknown"), undefined);
+    },
+    "create rejects an id it holds": async (store) => {
+      await store.create(task("t1"));
+      await assert.rejects(store.create(task("t1", "someone else")));
+      assert.equal((await store.get("t1"))?.owner, "owner");
+    },
+    "an outcome is written once, and a terminal task never moves": async (store) => {
+      await store.create(task("t1"));
+      const result = { content: [{ type: "text", text: "x".repeat(20_000) }] };
+      const done = await store.finish("t1", { status: "completed", result });
+      assert.equal(done?.status, "completed");
+      assert.deepEqual(done?.result, result);
+      const late = await store.finish("t1", {
+        status: "failed",
+        error: { code: -32603, message: "late" },
+      });
+      assert.equal(late?.status, "completed");
+      assert.equal(late?.error, undefined);
+      const moved = await store.update("t1", { status: "working", statusMessage: "again" });
+      assert.equal(moved?.status, "completed");
+      const read = await store.get("t1");
+      assert.equal(read?.status, "completed");
+      assert.deepEqual(read?.result, result);
+      assert.equal(read?.statusMessage, "started");
+    },
+    "concurrent outcomes: exactly one wins, and every caller sees it": async (store) => {
+      await store.create(task("t1"));
+      const ends = await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, i) =>
+            store.finish(
+              "t1",
+              i % 2 ? { status: "cancelled" } : { status: "completed", result: { n: i } },
+            ),
+        ),
+      );
+      const stored = await store.get("t1");
+      for (const end of ends) {
+        assert.equal(end?.status, stored?.status);
+        assert.deepEqual(end?.result, stored?.result);
+      }
+    },
+    "update changes status, replaces requests, merges answers, keeps keys": async (store) => {
+      await store.create(task("t1"));
+      const asked = await store.update("t1", {
+        status: "input_required",
+        inputRequests: { a: { method: "elicitation/create" } },
+        inputKeys: ["a"],
+      });
+      assert.equal(asked?.status, "input_required");
+      assert.deepEqual(asked?.inputRequests, { a: { method: "elicitation/create" } });
+      await store.update("t1", { inputResponses: { a: { action: "accept" }, b: 1 } });
+      const answered = await store.update("t1", {
+        status: "working",
+        inputRequests: null,
+        inputResponses: { b: null },
+        inputKeys: ["a", "c"],
+      });
+      assert.equal(answered?.status, "working");
+      assert.equal(answered?.inputRequests, undefined);
+      assert.deepEqual(answered?.inputResponses, { a: { action: "accept" } });
+      assert.deepEqual(answered?.inputKeys, ["a", "c"]);
+      assert.deepEqual(await store.get("t1"), answered);
+    },
+    "the lease is kept and replaced": async (store) => {
+      await store.create(task("t1"));
+      const lease = { holder: "instance-a", expiresAt: Date.now() + 5_000 };
+      assert.deepEqual((await store.update("t1", { lease }))?.lease, lease);
+      const renewed = { holder: "instance-a", expiresAt: lease.expiresAt + 5_000 };
+      await store.update("t1", { lease: renewed });
+      assert.deepEqual((await store.get("t1"))?.lease, renewed);
+    },
+    "unknown ids: undefined, and delete is idempotent": async (store) => {
+      assert.equal(await store.update("nope", { status: "working" }), undefined);
+      assert.equal(await store.finish("nope", { status: "cancelled" }), undefined);
+      await store.create(task("t1"));
+      await store.delete("t1");
+      await store.delete("t1");
+      await store.delete("never");
+      assert.equal(await store.get("t1"), undefined);
+      assert.deepEqual((await store.list("owner")).tasks, []);
+    },
+    "list shows only the owner's tasks, oldest first, page by page": async (store) => {
+      const mine: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        await store.create(task(`mine-${i}`, "me"));
+        mine.push(`mine-${i}`);
+        await store.create(task(`theirs-${i}`, i % 2 ? "them" : "me:other"));
+      }
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const page: { tasks: TaskRecord[]; nextCursor?: string } = await store.list("me", {
+          cursor,
+          limit: 3,
+        });
+        assert.ok(page.tasks.length <= 3);
+        for (const t of page.tasks) assert.equal(t.owner, "me");
+        seen.push(...page.tasks.map((t) => t.id));
+        cursor = page.nextCursor;
+        if (cursor === undefined) break;
+      }
+      assert.deepEqual(seen, mine);
+      assert.deepEqual((await store.list("nobody")).tasks, []);
+    },
+    "an invalid cursor rejects": async (store) => {
+      await store.create(task("t1"));
+      await assert.rejects(store.list("owner", { cursor: "not-a-cursor-\u0000" }));
+    },
+    "expired tasks are gone; unlimited ones stay": async (store) => {
+      await store.create(task("short", "owner", 300));
+      await store.create(task("forever", "owner", null));
+      await sleep(450);
+      assert.equal(await store.get("short"), undefined);
+      assert.equal(await store.update("short", { status: "working" }), undefined);
+      assert.equal(await store.finish("short", { status: "cancelled" }), undefined);
+      assert.deepEqual((await store.list("owner")).tasks.map((t) => t.id), ["forever"]);
+      await store.create(task("short", "owner", 60_000));
+      assert.equal((await store.get("short"))?.status, "working");
     },
   });
 }

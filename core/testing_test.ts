@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
-import type { EventStore, SessionRecord, SessionStore, StoredEvent } from "./mod.ts";
-import { eventStoreContract, sessionStoreContract } from "./testing.ts";
+import {
+  type EventStore,
+  MemoryTaskStore,
+  type SessionRecord,
+  type SessionStore,
+  type StoredEvent,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskRecord,
+} from "./mod.ts";
+import { eventStoreContract, sessionStoreContract, taskStoreContract } from "./testing.ts";
 
 class MapEventStore implements EventStore {
   events = new Map<string, StoredEvent[]>();
@@ -99,5 +108,56 @@ Deno.test("the session store contract catches a store that never expires", async
   await failing(
     sessionStoreContract(() => ({ store: new ImmortalSessionStore() })),
     "touch extends them",
+  );
+});
+
+/** Writes every outcome it is given: a late cancel erases a result. */
+class OverwritingTaskStore extends MemoryTaskStore {
+  override async finish(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+    const record = await this.get(id);
+    if (!record) return undefined;
+    await this.delete(id);
+    await this.create({ ...record, ...outcome, status: outcome.status });
+    return this.get(id);
+  }
+}
+
+/** Lists every task, whoever owns it. */
+class LeakyTaskStore extends MemoryTaskStore {
+  override async list(owner: string, options?: { cursor?: string; limit?: number }) {
+    const page: TaskPage = await super.list(owner, options);
+    const others = await super.list("them");
+    return { ...page, tasks: [...page.tasks, ...others.tasks] };
+  }
+}
+
+/** Hands out its own records: a caller's edit changes the stored task. */
+class SharingTaskStore extends MemoryTaskStore {
+  #records = new Map<string, TaskRecord>();
+  override async create(record: TaskRecord): Promise<void> {
+    await super.create(record);
+    this.#records.set(record.id, record);
+  }
+  override async get(id: string): Promise<TaskRecord | undefined> {
+    return (await super.get(id)) && this.#records.get(id);
+  }
+}
+
+for (const c of taskStoreContract(() => ({ store: new MemoryTaskStore() }))) {
+  Deno.test(c.name, c.fn);
+}
+
+Deno.test("the task store contract catches overwritten outcomes, leaks and shared records", async () => {
+  await failing(
+    taskStoreContract(() => ({ store: new OverwritingTaskStore() })),
+    "an outcome is written once, and a terminal task never moves",
+  );
+  await failing(
+    taskStoreContract(() => ({ store: new LeakyTaskStore() })),
+    "only the owner's tasks, oldest first, page by page",
+  );
+  await failing(
+    taskStoreContract(() => ({ store: new SharingTaskStore() })),
+    "create then get returns an equal copy",
   );
 });

@@ -30,7 +30,15 @@ interface CompiledTool {
 }
 
 const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: "object", properties: {} };
-const WIRE_KEYS = ["name", "title", "description", "annotations", "icons", "_meta"] as const;
+const WIRE_KEYS = [
+  "name",
+  "title",
+  "description",
+  "annotations",
+  "icons",
+  "execution",
+  "_meta",
+] as const;
 
 // Compiled once per definition object, so rewritten tools from `serverTools`
 // are compiled on first sight and then reused.

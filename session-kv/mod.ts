@@ -22,4 +22,5 @@
 
 export * from "./kv_session_store.ts";
 export * from "./open_kv_session_store.ts";
+export * from "./kv_task_store.ts";
 export * from "./kv_rate_limit_store.ts";

@@ -17,6 +17,7 @@ import {
   type McpServer,
   type NotificationBus,
   type SessionStore,
+  type TaskStore,
 } from "@anubis/core";
 import { classifyEra, type Decoded, Engine, principalOf, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
@@ -85,6 +86,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
   eventStore?: EventStore;
   /** Persists legacy sessions so they survive restarts and move between instances. */
   sessionStore?: SessionStore;
+  /**
+   * Where tasks of task-capable tools are kept (default: a `MemoryTaskStore`
+   * of this transport's own; share one store to answer for tasks across
+   * instances).
+   */
+  taskStore?: TaskStore;
   /**
    * Joins the handlers of other instances that share the stores (a
    * `KvNotificationBus<SessionBusMessage>` on a channel of its own): a GET here
@@ -232,6 +239,7 @@ export function createHttpHandler(
   const engine = new Engine(server, {
     registry: options.registry ?? createDefaultRegistry(),
     maxSubscriptions: maxStreams,
+    taskStore: options.taskStore,
   });
   const eventStore = options.eventStore;
   const keepAliveMs = options.keepAliveMs ?? 15_000;

@@ -21,6 +21,7 @@ import {
   type Session,
   splitBatch,
 } from "@anubis/core/engine";
+import type { TaskStore } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { redirectConsole } from "./console_redirect.ts";
 import { type Line, LineSplitter } from "./line_splitter.ts";
@@ -42,6 +43,12 @@ export interface StdioOptions {
   writable?: WritableStream<Uint8Array>;
   /** The dialects (default: all four). */
   registry?: Registry;
+  /**
+   * Where tasks of task-capable tools are kept (default: a `MemoryTaskStore`
+   * of this transport's own; share one store to answer for tasks across
+   * instances).
+   */
+  taskStore?: TaskStore;
   /** The longest accepted line in bytes (default 64 MiB). */
   maxLineBytes?: number;
   /** The most entries in a JSON-RPC batch (2025-03-26; default 1,000); beyond it one -32600. */
@@ -131,7 +138,10 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   const restoreConsole = (options.redirectConsole ?? !options.writable)
     ? redirectConsole()
     : undefined;
-  const engine = new Engine(server, { registry: options.registry ?? createDefaultRegistry() });
+  const engine = new Engine(server, {
+    registry: options.registry ?? createDefaultRegistry(),
+    taskStore: options.taskStore,
+  });
   const writer = writable!.getWriter();
   const lines = new LineWriter(writer, {
     highWaterMark: options.highWaterMark,

@@ -43,4 +43,5 @@ export type { SubscriptionFilter } from "../subscriptions.ts";
 export * from "../exchange.ts";
 export * from "../engine.ts";
 export * from "../session_persistence.ts";
+export { applyTaskOutcome, applyTaskPatch, isTerminal } from "../task_store.ts";
 export { principalOf } from "../auth_info.ts";

@@ -1,0 +1,279 @@
+/**
+ * The default {@link TaskStore}: bounded, in memory, for one instance.
+ *
+ * @module
+ */
+
+import {
+  applyTaskOutcome,
+  applyTaskPatch,
+  isTerminal,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskPatch,
+  type TaskRecord,
+  type TaskStore,
+} from "./task_store.ts";
+
+/**
+ * Options of a {@link MemoryTaskStore}.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTaskStore, type MemoryTaskStoreOptions } from "@anubis/core";
+ * const options: MemoryTaskStoreOptions = { maxTasks: 100 };
+ * const store = new MemoryTaskStore(options);
+ * if (store.size !== 0) throw new Error("not empty");
+ * ```
+ */
+export interface MemoryTaskStoreOptions {
+  /**
+   * The most tasks kept (default 10 000). When full, expired tasks go first,
+   * then the oldest terminal ones; a store full of running tasks refuses new
+   * ones.
+   */
+  maxTasks?: number;
+}
+
+interface Entry {
+  record: TaskRecord;
+  seq: number;
+}
+
+/**
+ * Keeps tasks in a `Map`, bounded in count, with expiry checked on every read.
+ * Values are stored and returned as copies.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTaskStore } from "@anubis/core";
+ * const store = new MemoryTaskStore({ maxTasks: 2 });
+ * const now = Date.now();
+ * for (const id of ["a", "b"]) {
+ *   await store.create({
+ *     v: 1, id, owner: "o", method: "tools/call", status: "working",
+ *     createdAt: now, updatedAt: now, ttlMs: null, expiresAt: null,
+ *   });
+ * }
+ * const page = await store.list("o", { limit: 1 });
+ * if (page.tasks[0].id !== "a" || page.nextCursor === undefined) throw new Error("wrong page");
+ * const rest = await store.list("o", { cursor: page.nextCursor });
+ * if (rest.tasks[0].id !== "b" || rest.nextCursor !== undefined) throw new Error("wrong page");
+ * ```
+ */
+export class MemoryTaskStore implements TaskStore {
+  readonly #max: number;
+  readonly #tasks = new Map<string, Entry>();
+  readonly #owners = new Map<string, Set<string>>();
+  #seq = 0;
+
+  /**
+   * Creates an empty store.
+   *
+   * @param options The bound.
+   */
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.#max = options.maxTasks ?? 10_000;
+  }
+
+  /**
+   * How many tasks the store holds (expired ones not yet reclaimed included).
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * if (new MemoryTaskStore().size !== 0) throw new Error("not empty");
+   * ```
+   */
+  get size(): number {
+    return this.#tasks.size;
+  }
+
+  /**
+   * Stores a new task.
+   *
+   * @param record The task.
+   * @throws When the id exists, or the store is full of running tasks.
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * const store = new MemoryTaskStore();
+   * const record = {
+   *   v: 1 as const, id: "t", owner: "o", method: "tools/call", status: "working" as const,
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * };
+   * await store.create(record);
+   * const twice = await store.create(record).then(() => false, () => true);
+   * if (!twice) throw new Error("a duplicate id was accepted");
+   * ```
+   */
+  create(record: TaskRecord): Promise<void> {
+    if (this.#live(record.id)) return Promise.reject(new Error(`Task ${record.id} exists`));
+    if (this.#tasks.size >= this.#max) this.#reclaim();
+    if (this.#tasks.size >= this.#max) {
+      return Promise.reject(new Error("The task store is full"));
+    }
+    this.#tasks.set(record.id, { record: structuredClone(record), seq: ++this.#seq });
+    let owned = this.#owners.get(record.owner);
+    if (!owned) this.#owners.set(record.owner, owned = new Set());
+    owned.add(record.id);
+    return Promise.resolve();
+  }
+
+  /**
+   * Reads a task.
+   *
+   * @param id The task id.
+   * @returns A copy, or `undefined` when unknown or expired.
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * if (await new MemoryTaskStore().get("nope") !== undefined) throw new Error("found");
+   * ```
+   */
+  get(id: string): Promise<TaskRecord | undefined> {
+    const entry = this.#live(id);
+    return Promise.resolve(entry && structuredClone(entry.record));
+  }
+
+  /**
+   * Changes a task that is not terminal.
+   *
+   * @param id The task id.
+   * @param patch The change.
+   * @returns The record afterwards, or `undefined` for an unknown id.
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * const store = new MemoryTaskStore();
+   * await store.create({
+   *   v: 1, id: "t", owner: "o", method: "tools/call", status: "working",
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * });
+   * const next = await store.update("t", { status: "input_required" });
+   * if (next?.status !== "input_required") throw new Error("not updated");
+   * ```
+   */
+  update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    const entry = this.#live(id);
+    if (!entry) return Promise.resolve(undefined);
+    entry.record = applyTaskPatch(entry.record, structuredClone(patch), Date.now());
+    return Promise.resolve(structuredClone(entry.record));
+  }
+
+  /**
+   * Ends a task once.
+   *
+   * @param id The task id.
+   * @param outcome How it ended.
+   * @returns The record afterwards, or `undefined` for an unknown id.
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * const store = new MemoryTaskStore();
+   * await store.create({
+   *   v: 1, id: "t", owner: "o", method: "tools/call", status: "working",
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * });
+   * await store.finish("t", { status: "cancelled" });
+   * const late = await store.finish("t", { status: "completed", result: { content: [] } });
+   * if (late?.status !== "cancelled" || late.result) throw new Error("overwritten");
+   * ```
+   */
+  finish(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+    const entry = this.#live(id);
+    if (!entry) return Promise.resolve(undefined);
+    entry.record = applyTaskOutcome(entry.record, structuredClone(outcome), Date.now());
+    return Promise.resolve(structuredClone(entry.record));
+  }
+
+  /**
+   * One page of an owner's live tasks, oldest first.
+   *
+   * @param owner The owner.
+   * @param options The cursor and page size (default 50).
+   * @returns The page.
+   * @throws When the cursor is not one this store gave.
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * const page = await new MemoryTaskStore().list("nobody");
+   * if (page.tasks.length !== 0 || page.nextCursor !== undefined) throw new Error("not empty");
+   * ```
+   */
+  list(owner: string, options: { cursor?: string; limit?: number } = {}): Promise<TaskPage> {
+    const limit = Math.max(1, options.limit ?? 50);
+    let after = 0;
+    if (options.cursor !== undefined) {
+      after = /^[1-9][0-9]*$/.test(options.cursor) ? Number(options.cursor) : NaN;
+      if (!Number.isSafeInteger(after)) return Promise.reject(new Error("Invalid cursor"));
+    }
+    const tasks: TaskRecord[] = [];
+    let last = 0;
+    let more = false;
+    for (const id of this.#owners.get(owner) ?? []) {
+      const entry = this.#live(id);
+      if (!entry || entry.seq <= after) continue;
+      if (tasks.length === limit) {
+        more = true;
+        break;
+      }
+      tasks.push(structuredClone(entry.record));
+      last = entry.seq;
+    }
+    return Promise.resolve(more ? { tasks, nextCursor: String(last) } : { tasks });
+  }
+
+  /**
+   * Forgets a task. Idempotent.
+   *
+   * @param id The task id.
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * const store = new MemoryTaskStore();
+   * await store.delete("never-existed");
+   * if (store.size !== 0) throw new Error("not empty");
+   * ```
+   */
+  delete(id: string): Promise<void> {
+    this.#drop(id);
+    return Promise.resolve();
+  }
+
+  /** The entry of a live task; an expired one is reclaimed on sight. */
+  #live(id: string): Entry | undefined {
+    const entry = this.#tasks.get(id);
+    if (!entry) return undefined;
+    const expiresAt = entry.record.expiresAt;
+    if (expiresAt !== null && expiresAt <= Date.now()) {
+      this.#drop(id);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #drop(id: string): void {
+    const entry = this.#tasks.get(id);
+    if (!entry) return;
+    this.#tasks.delete(id);
+    const owned = this.#owners.get(entry.record.owner);
+    owned?.delete(id);
+    if (owned?.size === 0) this.#owners.delete(entry.record.owner);
+  }
+
+  /** Makes room: every expired task, else the oldest terminal one. */
+  #reclaim(): void {
+    for (const id of [...this.#tasks.keys()]) this.#live(id);
+    if (this.#tasks.size < this.#max) return;
+    for (const [id, entry] of this.#tasks) {
+      if (isTerminal(entry.record.status)) return this.#drop(id);
+    }
+  }
+}

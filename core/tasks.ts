@@ -1,0 +1,436 @@
+/**
+ * Tasks: a `tools/call` that runs in the background while the client polls.
+ * 2025-11-25 core tasks (`params.task`, `CreateTaskResult`, `tasks/get`,
+ * `tasks/result`, `tasks/list`, `tasks/cancel`, `notifications/tasks/status`).
+ * The tool's handler is the same one a plain call runs; only its frame
+ * differs (its own cancellation, messages tagged with the related task).
+ *
+ * @module
+ */
+
+import { Cancellation } from "./cancellation.ts";
+import type { Dialect } from "./dialect.ts";
+import { admit, type DispatchTarget } from "./dispatch.ts";
+import { ErrorCode, McpError } from "./errors.ts";
+import type { Exchange, Reply } from "./exchange.ts";
+import type { Frame } from "./frame.ts";
+import { errorResponse, type JsonRpcRequest, resultResponse } from "./json_rpc.ts";
+import { emitter, type FrameTask, legacyFrame } from "./legacy_frame.ts";
+import { MetaKey } from "./meta.ts";
+import { encodeContext, errorReply } from "./reply.ts";
+import type { Awaitable } from "./server.ts";
+import type { Session } from "./session.ts";
+import {
+  isTerminal,
+  type TaskOutcome,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from "./task_store.ts";
+import { visibleTools } from "./tools.ts";
+import type { JsonObject, JsonValue } from "./types.ts";
+
+/** How long a task is kept when the client asks for no TTL, and the most it may ask for. */
+const DEFAULT_TTL_MS = 10 * 60_000;
+const MAX_TTL_MS = 24 * 60 * 60_000;
+const POLL_INTERVAL_MS = 1_000;
+/**
+ * How long an instance's claim on a running task lasts; it renews it every
+ * third of that. A task whose lease lapsed (its instance died) is `failed`
+ * on the next read, so within `LEASE_MS` of the death plus one poll.
+ */
+export const LEASE_MS = 15_000;
+
+/** Serves a request as the engine would (middleware, `handleRequest`, routing). */
+export type Serve = (frame: Frame) => Awaitable<Record<string, unknown> | undefined>;
+
+type Support = "forbidden" | "optional" | "required";
+
+/** The 2026-07-28 tasks extension (SEP-2663). */
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** The task as the 2025-11-25 wire shows it. */
+function wireTask(record: TaskRecord): Record<string, unknown> {
+  const task: Record<string, unknown> = {
+    taskId: record.id,
+    status: record.status,
+  };
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
+  task.createdAt = new Date(record.createdAt).toISOString();
+  task.lastUpdatedAt = new Date(record.updatedAt).toISOString();
+  task.ttl = record.ttlMs;
+  if (record.pollIntervalMs !== undefined) task.pollInterval = record.pollIntervalMs;
+  return task;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A JSON-safe copy (what a store of JSON bytes would give back). */
+function json<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
+}
+
+const sessionKeys = new WeakMap<Session, string>();
+
+/** Who a legacy request's tasks belong to: its session. */
+function sessionOwner(session: Session): string {
+  if (session.id) return `session:${session.id}`;
+  let key = sessionKeys.get(session);
+  if (!key) sessionKeys.set(session, key = `session:${crypto.randomUUID()}`);
+  return key;
+}
+
+/** The tasks of one engine: the store, the tasks this instance runs, and who waits on them. */
+export class TaskRuntime {
+  readonly #target: DispatchTarget;
+  readonly #store: TaskStore;
+  readonly #running = new Map<string, Cancellation>();
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #instance = crypto.randomUUID();
+
+  constructor(target: DispatchTarget, store: TaskStore) {
+    this.#target = target;
+    this.#store = store;
+  }
+
+  /** The store. */
+  get store(): TaskStore {
+    return this.#store;
+  }
+
+  /**
+   * Serves a legacy request when it is a task matter (a task-augmented or
+   * task-required `tools/call`, or a `tasks/*` method); `undefined` otherwise.
+   */
+  legacy(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    session: Session,
+    serve: Serve,
+  ): Promise<Reply> | undefined {
+    const dialect = session.dialect!;
+    if (!dialect.supportsFeature("tasks")) return undefined;
+    const method = request.method;
+    if (method === "tools/call") {
+      const task = request.params?.task;
+      if (task === undefined) {
+        const name = request.params?.name;
+        if (typeof name !== "string" || this.#support(name) !== "required") return undefined;
+        return Promise.resolve(errorReply(
+          request,
+          new McpError(ErrorCode.METHOD_NOT_FOUND, `Tool ${name} must be called as a task`),
+        ));
+      }
+      return this.#answer(request, () => this.#create(request, exchange, session, dialect, serve));
+    }
+    if (!method.startsWith("tasks/")) return undefined;
+    return this.#answer(request, () => this.#query(request, session, dialect));
+  }
+
+  /**
+   * The `-32021` a stateless `tools/call` of a task-required tool gets when
+   * the request did not declare the tasks extension (the only way such a
+   * tool could be served); `undefined` otherwise.
+   */
+  statelessRefusal(request: JsonRpcRequest): McpError | undefined {
+    if (request.method !== "tools/call") return undefined;
+    const name = request.params?.name;
+    if (typeof name !== "string" || this.#support(name) !== "required") return undefined;
+    const meta = request.params?._meta as Record<string, unknown> | undefined;
+    const capabilities = meta?.[MetaKey.clientCapabilities] as
+      | { extensions?: Record<string, unknown> }
+      | undefined;
+    if (isObject(capabilities?.extensions?.[TASKS_EXTENSION])) return undefined;
+    return new McpError(
+      ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
+      `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    );
+  }
+
+  async #answer(request: JsonRpcRequest, serve: () => Promise<Reply>): Promise<Reply> {
+    try {
+      return await serve();
+    } catch (error) {
+      return errorReply(request, error);
+    }
+  }
+
+  /** The task support a static tool declares. */
+  #support(name: string): Support {
+    return this.#target.server.tools.get(name)?.execution?.taskSupport ?? "forbidden";
+  }
+
+  async #create(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    session: Session,
+    dialect: Dialect,
+    serve: Serve,
+  ): Promise<Reply> {
+    const params = admit(this.#target, request, dialect);
+    const asked = params.task;
+    const ttl = isObject(asked) ? asked.ttl : undefined;
+    if (
+      !isObject(asked) || (ttl !== undefined && !(Number.isInteger(ttl) && (ttl as number) >= 0))
+    ) {
+      throw new McpError(
+        ErrorCode.INVALID_PARAMS,
+        "Invalid params: task must be { ttl?: integer }",
+      );
+    }
+    const now = Date.now();
+    const ttlMs = Math.min((ttl as number | undefined) ?? DEFAULT_TTL_MS, MAX_TTL_MS);
+    const record: TaskRecord = {
+      v: 1,
+      id: crypto.randomUUID(),
+      owner: sessionOwner(session),
+      method: "tools/call",
+      status: "working",
+      createdAt: now,
+      updatedAt: now,
+      ttlMs,
+      expiresAt: now + ttlMs,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      lease: { holder: this.#instance, expiresAt: now + LEASE_MS },
+    };
+    // Its messages go to the session, not to the stream of the request that created it.
+    const background: Exchange = {
+      session,
+      transport: exchange.transport,
+      headers: exchange.headers,
+      assigns: exchange.assigns,
+      authInfo: exchange.authInfo,
+    };
+    const cancellation = new Cancellation();
+    const frameTask: FrameTask = {
+      id: record.id,
+      ask: (send) => this.#ask(record.id, send, notify),
+    };
+    const frame = legacyFrame(
+      this.#target.server,
+      session,
+      background,
+      "tools/call",
+      request,
+      cancellation,
+      frameTask,
+    );
+    const name = params.name as string;
+    const tool = (await visibleTools(this.#target.server, frame)).get(name);
+    if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
+    if ((tool.execution?.taskSupport ?? "forbidden") === "forbidden") {
+      throw new McpError(ErrorCode.METHOD_NOT_FOUND, `Tool ${name} cannot be called as a task`);
+    }
+    const send = emitter(background, session);
+    const notify = (task: TaskRecord) =>
+      void send({
+        jsonrpc: "2.0",
+        method: "notifications/tasks/status",
+        params: wireTask(task),
+      }).catch(() => {});
+    try {
+      await this.#store.create(record);
+    } catch (error) {
+      console.error("anubis: task store refused a task:", error);
+      throw new McpError(ErrorCode.INTERNAL_ERROR, "The task could not be stored");
+    }
+    this.#run(record, frame, cancellation, serve, notify);
+    return { message: resultResponse(request.id, { task: wireTask(record) }), status: 200 };
+  }
+
+  /** Runs a stored task to its end, in the background. */
+  #run(
+    record: TaskRecord,
+    frame: Frame,
+    cancellation: Cancellation,
+    serve: Serve,
+    notify: (task: TaskRecord) => void,
+  ): void {
+    const id = record.id;
+    this.#running.set(id, cancellation);
+    // Renewing the lease also learns of a cancel another instance stored.
+    const renewal = setInterval(() => {
+      const lease = { holder: this.#instance, expiresAt: Date.now() + LEASE_MS };
+      this.#store.update(id, { lease }).then((now) => {
+        if (!now || now.status === "cancelled") cancellation.cancel("The task was cancelled");
+      }, (error) => console.error(`anubis: lease of task ${id} not renewed:`, error));
+    }, LEASE_MS / 3);
+    (async () => {
+      let outcome: TaskOutcome;
+      try {
+        const result = await serve(frame);
+        if (!result) throw new Error("The task's request gave no result");
+        // 2025-11-25: a tool error fails the task; `tasks/result` still gives the result.
+        outcome = {
+          status: result.isError === true ? "failed" : "completed",
+          result: json(result) as JsonObject,
+        };
+      } catch (error) {
+        if (cancellation.aborted) outcome = { status: "cancelled" };
+        else {
+          const failure = McpError.from(error);
+          outcome = {
+            status: "failed",
+            statusMessage: failure.message,
+            error: json({
+              code: failure.code,
+              message: failure.message,
+              data: failure.data as JsonValue | undefined,
+            }),
+          };
+        }
+      }
+      const stored = await this.#store.finish(id, outcome).catch((error) => {
+        console.error(`anubis: task ${id} outcome not stored:`, error);
+        return undefined;
+      });
+      if (stored?.status === outcome.status) notify(stored);
+    })().finally(() => {
+      clearInterval(renewal);
+      this.#running.delete(id);
+      this.#wake(id);
+      cancellation.dispose();
+    });
+  }
+
+  /** One server-to-client request of a task: `input_required` while the client answers. */
+  async #ask<T>(
+    id: string,
+    send: () => Promise<T>,
+    notify: (task: TaskRecord) => void,
+  ): Promise<T> {
+    const asked = await this.#store.update(id, { status: "input_required" });
+    if (asked?.status === "input_required") notify(asked);
+    try {
+      return await send();
+    } finally {
+      const resumed = await this.#store.update(id, { status: "working" }).catch(() => undefined);
+      if (resumed?.status === "working") notify(resumed);
+    }
+  }
+
+  #wake(id: string): void {
+    const waiters = this.#waiters.get(id);
+    this.#waiters.delete(id);
+    for (const wake of waiters ?? []) wake();
+  }
+
+  /** A task of this owner, or the `-32602` an unknown id gets. */
+  async #owned(taskId: string, owner: string): Promise<TaskRecord> {
+    const record = await this.#store.get(taskId);
+    if (!record || record.owner !== owner) {
+      throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown task: ${taskId}`);
+    }
+    return await this.#orphaned(record) ?? record;
+  }
+
+  /** A running task whose instance died (its lease lapsed) fails, instead of working forever. */
+  async #orphaned(record: TaskRecord): Promise<TaskRecord | undefined> {
+    const lease = record.lease;
+    if (isTerminal(record.status) || !lease || lease.expiresAt > Date.now()) return undefined;
+    if (this.#running.has(record.id)) return undefined;
+    const message = "The instance running the task stopped";
+    return await this.#store.finish(record.id, {
+      status: "failed",
+      statusMessage: message,
+      error: { code: ErrorCode.INTERNAL_ERROR, message },
+    });
+  }
+
+  async #query(request: JsonRpcRequest, session: Session, dialect: Dialect): Promise<Reply> {
+    const params = admit(this.#target, request, dialect);
+    const owner = sessionOwner(session);
+    const { id, method } = request;
+    switch (method) {
+      case "tasks/get": {
+        const record = await this.#owned(params.taskId as string, owner);
+        return { message: resultResponse(id, wireTask(record)), status: 200 };
+      }
+      case "tasks/list": {
+        let page;
+        try {
+          page = await this.#store.list(owner, {
+            cursor: params.cursor as string | undefined,
+            limit: this.#target.server.definition.pageSize ?? 50,
+          });
+        } catch {
+          throw new McpError(ErrorCode.INVALID_PARAMS, "Invalid cursor");
+        }
+        const tasks = await Promise.all(page.tasks.map(async (r) => await this.#orphaned(r) ?? r));
+        const result: Record<string, unknown> = { tasks: tasks.map(wireTask) };
+        if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+        return { message: resultResponse(id, result), status: 200 };
+      }
+      case "tasks/cancel": {
+        const taskId = params.taskId as string;
+        const record = await this.#owned(taskId, owner);
+        if (isTerminal(record.status)) {
+          throw new McpError(
+            ErrorCode.INVALID_PARAMS,
+            `Task ${taskId} is already ${record.status}`,
+          );
+        }
+        const ended = await this.#store.finish(taskId, { status: "cancelled" });
+        if (ended?.status !== "cancelled") {
+          throw new McpError(
+            ErrorCode.INVALID_PARAMS,
+            `Task ${taskId} is already ${ended?.status}`,
+          );
+        }
+        this.#running.get(taskId)?.cancel("The task was cancelled");
+        return { message: resultResponse(id, wireTask(ended)), status: 200 };
+      }
+      case "tasks/result": {
+        const taskId = params.taskId as string;
+        const record = await this.#settled(await this.#owned(taskId, owner), session);
+        const related = { [MetaKey.relatedTask]: { taskId } };
+        if (record.result) {
+          const result = {
+            ...record.result,
+            _meta: { ...record.result._meta as object, ...related },
+          };
+          const encoded = dialect.encodeResult(
+            "tools/call",
+            result,
+            encodeContext(this.#target.server),
+          );
+          return { message: resultResponse(id, encoded), status: 200 };
+        }
+        const error = record.error ??
+          { code: ErrorCode.INTERNAL_ERROR, message: `Task ${taskId} was ${record.status}` };
+        return {
+          message: errorResponse(id, error.code, error.message, error.data),
+          status: 200,
+        };
+      }
+    }
+    throw new McpError(ErrorCode.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+
+  /** Waits until a task is terminal: woken by this instance's runner, else by polling the store. */
+  async #settled(record: TaskRecord, session: Session): Promise<TaskRecord> {
+    let current: TaskRecord | undefined = record;
+    while (current && !isTerminal(current.status as TaskStatus)) {
+      if (session.closed) throw new McpError(ErrorCode.INTERNAL_ERROR, "The session closed");
+      const id = current.id;
+      await new Promise<void>((resolve) => {
+        let waiters = this.#waiters.get(id);
+        if (!waiters) this.#waiters.set(id, waiters = new Set());
+        const done = () => {
+          clearTimeout(timer);
+          waiters!.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, current!.pollIntervalMs ?? POLL_INTERVAL_MS);
+        waiters.add(done);
+      });
+      current = await this.#store.get(id);
+      if (current) current = await this.#orphaned(current) ?? current;
+    }
+    if (!current) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown task: ${record.id}`);
+    return current;
+  }
+}

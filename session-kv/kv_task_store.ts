@@ -1,0 +1,315 @@
+/**
+ * A Deno KV {@link TaskStore}: tasks every instance sharing the database can
+ * answer for, kept as JSON bytes so Deno and Node share them.
+ *
+ * @module
+ */
+
+import type { TaskOutcome, TaskPage, TaskPatch, TaskRecord, TaskStore } from "@anubis/core";
+import { applyTaskOutcome, applyTaskPatch } from "@anubis/core/engine";
+import {
+  backoff,
+  chunkWrites,
+  type KvKey,
+  type KvKeyPart,
+  type KvLike,
+  MAX_PARTS_PER_COMMIT,
+  readChunked,
+  retryLocked,
+} from "@anubis/core/kv";
+
+/**
+ * Options of a {@link KvTaskStore}.
+ *
+ * @example
+ * ```ts
+ * import type { KvTaskStoreOptions } from "@anubis/session-kv";
+ * const options: KvTaskStoreOptions = { prefix: ["app", "tasks"], retryTimeoutMs: 5_000 };
+ * if (options.prefix?.length !== 2) throw new Error("wrong prefix");
+ * ```
+ */
+export interface KvTaskStoreOptions {
+  /** Key prefix (default `["anubis", "tasks"]`). */
+  prefix?: readonly KvKeyPart[];
+  /** How long to retry "database is locked" and lost races before failing, in ms (default 10,000). */
+  retryTimeoutMs?: number;
+}
+
+interface Header {
+  expiresAt: number | null;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+// Unlimited tasks still go some day: a year, re-armed on every write.
+const FOREVER_MS = 365 * 24 * 60 * 60_000;
+
+/**
+ * Keeps tasks in Deno KV (any `Deno.Kv`-shaped object): every write is an
+ * atomic check-and-set on the task's versionstamp, so an outcome is written
+ * once even when instances race; expired tasks are filtered on read and
+ * reclaimed by KV's `expireIn`.
+ *
+ * @example
+ * ```ts
+ * import { KvTaskStore } from "@anubis/session-kv";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvTaskStore(kv);
+ * const now = Date.now();
+ * await store.create({
+ *   v: 1, id: "t1", owner: "o", method: "tools/call", status: "working",
+ *   createdAt: now, updatedAt: now, ttlMs: 60_000, expiresAt: now + 60_000,
+ * });
+ * await store.finish("t1", { status: "completed", result: { content: [] } });
+ * const late = await store.finish("t1", { status: "cancelled" });
+ * if (late?.status !== "completed") throw new Error("overwritten");
+ * kv.close();
+ * ```
+ */
+export class KvTaskStore implements TaskStore {
+  readonly #kv: KvLike;
+  readonly #prefix: readonly KvKeyPart[];
+  readonly #retryMs: number;
+
+  /**
+   * Creates a store on a database the caller owns (and closes).
+   *
+   * @param kv The database.
+   * @param options Prefix and retry bound.
+   */
+  constructor(kv: KvLike, options: KvTaskStoreOptions = {}) {
+    this.#kv = kv;
+    this.#prefix = options.prefix ?? ["anubis", "tasks"];
+    this.#retryMs = options.retryTimeoutMs ?? 10_000;
+  }
+
+  /**
+   * Stores a new task (an expired one of the same id is replaced).
+   *
+   * @param record The task.
+   * @throws When the id exists.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvTaskStore(kv);
+   * const record = {
+   *   v: 1 as const, id: "t", owner: "o", method: "tools/call", status: "working" as const,
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * };
+   * await store.create(record);
+   * if (await store.create(record).then(() => true, () => false)) throw new Error("twice");
+   * kv.close();
+   * ```
+   */
+  async create(record: TaskRecord): Promise<void> {
+    const made = await this.#write(record.id, (current) => {
+      if (current) throw new Error(`Task ${record.id} exists`);
+      return record;
+    }, true);
+    if (!made) throw new Error(`Task ${record.id} was not stored`);
+  }
+
+  /**
+   * Reads a task.
+   *
+   * @param id The task id.
+   * @returns The task, or `undefined` when unknown or expired.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * if (await new KvTaskStore(kv).get("nope") !== undefined) throw new Error("found");
+   * kv.close();
+   * ```
+   */
+  async get(id: string): Promise<TaskRecord | undefined> {
+    return (await this.#read(id))?.record;
+  }
+
+  /**
+   * Changes a task that is not terminal.
+   *
+   * @param id The task id.
+   * @param patch The change.
+   * @returns The task afterwards, or `undefined` for an unknown id.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * if (await new KvTaskStore(kv).update("nope", {}) !== undefined) throw new Error("found");
+   * kv.close();
+   * ```
+   */
+  update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    return this.#write(id, (current) => current && applyTaskPatch(current, patch, Date.now()));
+  }
+
+  /**
+   * Ends a task once: the first outcome stored wins.
+   *
+   * @param id The task id.
+   * @param outcome How it ended.
+   * @returns The task afterwards, or `undefined` for an unknown id.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const ended = await new KvTaskStore(kv).finish("nope", { status: "cancelled" });
+   * if (ended !== undefined) throw new Error("found");
+   * kv.close();
+   * ```
+   */
+  finish(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+    return this.#write(id, (current) => current && applyTaskOutcome(current, outcome, Date.now()));
+  }
+
+  /**
+   * One page of an owner's live tasks, oldest first.
+   *
+   * @param owner The owner.
+   * @param options The cursor and page size (default 50).
+   * @returns The page.
+   * @throws When the cursor is not one this store gave.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * const page = await new KvTaskStore(kv).list("nobody");
+   * if (page.tasks.length !== 0) throw new Error("not empty");
+   * kv.close();
+   * ```
+   */
+  async list(owner: string, options: { cursor?: string; limit?: number } = {}): Promise<TaskPage> {
+    const limit = Math.max(1, options.limit ?? 50);
+    const prefix = [...this.#prefix, "owner", owner];
+    let start: KvKey | undefined;
+    if (options.cursor !== undefined) {
+      const [createdAt, id] = decodeCursor(options.cursor);
+      start = [...prefix, createdAt, `${id}\u0000`];
+    }
+    const tasks: TaskRecord[] = [];
+    let more = false;
+    const entries = this.#kv.list(start ? { prefix, start } : { prefix });
+    for await (const entry of entries) {
+      const [createdAt, id] = entry.key.slice(prefix.length) as [number, string];
+      const record = await this.get(id);
+      if (!record || record.owner !== owner || record.createdAt !== createdAt) continue;
+      if (tasks.length === limit) {
+        more = true;
+        break;
+      }
+      tasks.push(record);
+    }
+    if (!more) return { tasks };
+    const last = tasks[tasks.length - 1];
+    return { tasks, nextCursor: btoa(JSON.stringify([last.createdAt, last.id])) };
+  }
+
+  /**
+   * Forgets a task. Idempotent.
+   *
+   * @param id The task id.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * const kv = await Deno.openKv(":memory:");
+   * await new KvTaskStore(kv).delete("never-existed");
+   * kv.close();
+   * ```
+   */
+  async delete(id: string): Promise<void> {
+    const key = this.#key(id);
+    await retryLocked(async () => {
+      const current = await readChunked<Header>(this.#kv, key);
+      const op = this.#kv.atomic();
+      if (current) {
+        const record = JSON.parse(decoder.decode(current.bytes)) as TaskRecord;
+        op.delete(this.#ownerKey(record));
+      }
+      op.delete(key);
+      for await (const part of this.#kv.list({ prefix: key })) op.delete(part.key as KvKey);
+      await op.commit();
+    }, this.#retryMs);
+  }
+
+  #key(id: string): KvKey {
+    return [...this.#prefix, "task", id];
+  }
+
+  #ownerKey(record: TaskRecord): KvKey {
+    return [...this.#prefix, "owner", record.owner, record.createdAt, record.id];
+  }
+
+  async #read(id: string) {
+    const value = await retryLocked(
+      () => readChunked<Header>(this.#kv, this.#key(id)),
+      this.#retryMs,
+    );
+    if (!value) return undefined;
+    const expired = value.header.expiresAt !== null && value.header.expiresAt <= Date.now();
+    const record = expired ? undefined : JSON.parse(decoder.decode(value.bytes)) as TaskRecord;
+    return { value, record };
+  }
+
+  /**
+   * Replaces a task atomically with what `next` makes of the live one (or
+   * `undefined`: nothing to write), retrying lost races.
+   */
+  async #write(
+    id: string,
+    next: (current: TaskRecord | undefined) => TaskRecord | undefined,
+    indexed = false,
+  ): Promise<TaskRecord | undefined> {
+    const key = this.#key(id);
+    const deadline = Date.now() + this.#retryMs;
+    for (let attempt = 0;; attempt++) {
+      const current = await this.#read(id);
+      const record = next(current?.record);
+      if (!record) return undefined;
+      if (current?.record && record === current.record) return record;
+      const bytes = encoder.encode(JSON.stringify(record));
+      const header: Header = { expiresAt: record.expiresAt };
+      const writes = chunkWrites(key, header, bytes);
+      if (writes.length > MAX_PARTS_PER_COMMIT) {
+        throw new RangeError(`Task ${id} is too large to store (${bytes.length} bytes of JSON)`);
+      }
+      const expireIn = record.expiresAt === null
+        ? FOREVER_MS
+        : Math.max(1, record.expiresAt - Date.now());
+      const op = this.#kv.atomic().check({
+        key,
+        versionstamp: current?.value.versionstamp ?? null,
+      });
+      for (const w of writes) op.set(w.key, w.value, { expireIn });
+      for (let part = writes.length; part < (current?.value.header.parts ?? 0); part++) {
+        op.delete([...key, part]);
+      }
+      if (indexed) op.set(this.#ownerKey(record), 1, { expireIn });
+      if ((await retryLocked(() => op.commit(), this.#retryMs)).ok) {
+        return JSON.parse(decoder.decode(bytes));
+      }
+      if (Date.now() >= deadline) throw new Error(`Could not write task ${id}: kept losing races`);
+      await backoff(attempt);
+    }
+  }
+}
+
+function decodeCursor(cursor: string): [number, string] {
+  try {
+    const parsed = JSON.parse(atob(cursor));
+    if (
+      Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === "number" &&
+      typeof parsed[1] === "string"
+    ) return parsed as [number, string];
+  } catch {
+    // Falls through to the error.
+  }
+  throw new Error("Invalid cursor");
+}
