@@ -7,7 +7,7 @@
  */
 
 import type { LoadShape, Measurement } from "./measurement.ts";
-import { ROOT } from "./process.ts";
+import { ROOT, ticksToMicros } from "./process.ts";
 import { legacyInitialize, legacyInitialized, type WireRequest } from "./wire.ts";
 
 const LUA_DIR = `${ROOT}bench/lua`;
@@ -75,11 +75,19 @@ async function measure(
     requests: r.requests,
     errors: r.non2xx + r.socket_errors,
     sessions: r.sessions === undefined ? undefined : r.sessions,
+    seconds,
+    clientCpuUs: r.client_cpu_ticks >= 0 ? ticksToMicros(r.client_cpu_ticks) : undefined,
+    clientCores: r.client_threads,
+    ...(shape.checkBodies
+      ? { checked: r.checked ?? 0, badBodies: r.bad_bodies ?? 0, firstBadBody: r.first_bad_body }
+      : {}),
   };
 }
 
 /**
- * Loads `url` with one fixed POST.
+ * Loads `url` with one fixed POST. With `shape.checkBodies`, every answer
+ * must be a JSON-RPC result with the request's id containing
+ * `request.expected` (JSON or SSE), and the failures are counted.
  *
  * @param url The endpoint.
  * @param request The request sent over and over.
@@ -92,7 +100,13 @@ export function loadPost(
   shape: LoadShape,
 ): Promise<Measurement> {
   const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`);
-  return measure(url, "post.lua", [request.body, ...headers], shape);
+  if (!shape.checkBodies) return measure(url, "post.lua", [request.body, ...headers], shape);
+  const id = JSON.parse(request.body).id;
+  if (typeof id !== "number" || request.expected === undefined) {
+    throw new Error("a checked POST needs a numeric id and an expected text");
+  }
+  const expect = [String(id), request.expected];
+  return measure(url, "post_checked.lua", [...expect, request.body, ...headers], shape);
 }
 
 /**
@@ -111,6 +125,7 @@ export async function loadSessionCreation(
   shape: LoadShape,
 ): Promise<Measurement> {
   const args = [legacyInitialize().body, legacyInitialized().body, version];
+  if (shape.checkBodies) args.push("check");
   const result = await measure(url, "sessions.lua", args, shape);
   const seconds = result.requests / result.rps;
   return { ...result, rps: (result.sessions ?? 0) / seconds };

@@ -4,7 +4,9 @@
  *
  * Flags: `--quick` (short runs, written to `bench/results/quick.md`),
  * `--only=stateless,legacy,sessions,stdio,stores,memory,cold,node`,
- * `--seconds=N` (measured seconds per HTTP/stdio run), `--out=PATH`.
+ * `--seconds=N` (measured seconds per HTTP/stdio run), `--out=PATH`,
+ * `--no-check-bodies` (wrk does not check the answers; on by default, and a
+ * run with a bad answer exits 1 after writing its report).
  *
  * @module
  */
@@ -15,6 +17,7 @@ import { buildNodeServers, nodeVersion } from "./node.ts";
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
 import { cpuMicros, endAll, ROOT, type RunningServer, startServer } from "./process.ts";
 import {
+  badBodies,
   checkTargets,
   renderOutcomes,
   renderTable,
@@ -35,7 +38,8 @@ const seconds = Number(flags.get("seconds") ?? (quick ? 1 : 2));
 const only = flags.get("only")?.split(",");
 const out = flags.get("out") ?? `${ROOT}bench/${quick ? "results/quick.md" : "RESULTS.md"}`;
 const CONNECTIONS = 32;
-const http: LoadShape = { connections: CONNECTIONS, seconds, warmupSeconds: 1 };
+const checkBodies = !flags.has("no-check-bodies");
+const http: LoadShape = { connections: CONNECTIONS, seconds, warmupSeconds: 1, checkBodies };
 const ROUNDS = quick ? 1 : 3;
 const SESSIONS = quick ? 1000 : 10_000;
 const COLD_REPETITIONS = quick ? 2 : 5;
@@ -134,7 +138,15 @@ async function compare(
 
 const LOAD_SETUP = `wrk, ${CONNECTIONS} connections, 1 thread; each server warmed up ` +
   `${http.warmupSeconds} s, then the best of ${ROUNDS} rounds of ${seconds} s (servers taken ` +
-  "in turn, each round starting one later)";
+  "in turn, each round starting one later). Server CPU is the server's process tree " +
+  "(user + system from /proc) over the round; client CPU is wrk's own (its /proc/self/stat), " +
+  "and a row where wrk kept more than 90% of its core busy is client-bound: its req/s is " +
+  "wrk's, so its rate ratios are not shown (CPU ratios in brackets, baseline's CPU per " +
+  "request over the row's). " +
+  (checkBodies
+    ? "Every answer's body is checked by wrk (status, JSON-RPC result with the request's id " +
+      "and the echoed text, JSON or SSE; see bench/lua/check.lua)"
+    : "Bodies not checked (`--no-check-bodies`)");
 
 /** An HTTP table: the first spec is the ceiling, the last two the peers (unless `baselines`). */
 async function httpTable(
@@ -145,10 +157,11 @@ async function httpTable(
   prepare: (server: RunningServer) => Promise<Runner>,
   baselines = [specs[0], ...specs.slice(-2)],
 ): Promise<Table> {
+  const load = await loadLine();
   return {
     key,
     title,
-    setup: `${LOAD_SETUP}. ${setup}`,
+    setup: `${LOAD_SETUP}. ${setup} \`/proc/loadavg\` before the table: ${load}.`,
     rows: await compare(specs, prepare),
     baselines: baselines.map((spec) => spec.name),
   };
@@ -551,9 +564,22 @@ async function uncommitted(): Promise<string> {
   return changed.length === 0 ? "" : ` plus uncommitted changes to ${changed.join(", ")}`;
 }
 
-async function loadAverage(): Promise<string> {
-  return (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+/** How many HTTP answers wrk checked in the measured rounds, and how many were bad. */
+function bodyCheckSummary(tables: Table[]): string {
+  if (!checkBodies) return "off (`--no-check-bodies`)";
+  const rows = tables.flatMap((table) => table.rows);
+  const checked = rows.reduce((sum, row) => sum + (row.result?.checked ?? 0), 0);
+  const bad = rows.reduce((sum, row) => sum + (row.result?.badBodies ?? 0), 0);
+  return `on; ${checked.toLocaleString("en-US")} answers checked in the kept rounds, ${bad} bad` +
+    (bad > 0 ? " (the run fails)" : "");
 }
+
+/** The whole `/proc/loadavg` line (1, 5 and 15 minute averages, running/all tasks, last pid). */
+async function loadLine(): Promise<string> {
+  return (await Deno.readTextFile("/proc/loadavg")).trim();
+}
+
+const loadAverage = async () => `\`${await loadLine()}\``;
 
 if (import.meta.main) {
   if (!(await haveWrk())) {
@@ -591,6 +617,7 @@ if (import.meta.main) {
     "",
     ...header,
     `- Took ${took} s; load average at end ${await loadAverage()}`,
+    `- Body checks: ${bodyCheckSummary(tables)}`,
     "",
     "## Targets",
     "",
@@ -608,4 +635,9 @@ if (import.meta.main) {
   console.log(report);
   log(`wrote ${out} in ${took} s`);
   clearTimeout(watchdog);
+  const bad = badBodies(tables);
+  if (bad.length > 0) {
+    for (const line of bad) log(line);
+    Deno.exit(1);
+  }
 }
