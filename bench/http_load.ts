@@ -7,7 +7,7 @@
  */
 
 import type { LoadShape, Measurement } from "./measurement.ts";
-import { ROOT, ticksToMicros } from "./process.ts";
+import { cpuMicros, ROOT, ticksToMicros, track } from "./process.ts";
 import { legacyInitialize, legacyInitialized, type WireRequest } from "./wire.ts";
 
 const LUA_DIR = `${ROOT}bench/lua`;
@@ -129,4 +129,92 @@ export async function loadSessionCreation(
   const result = await measure(url, "sessions.lua", args, shape);
   const seconds = result.requests / result.rps;
   return { ...result, rps: (result.sessions ?? 0) / seconds };
+}
+
+/**
+ * Session creation as a Node program makes it (the client the independent
+ * figures in issue 21 used): `processes` client processes
+ * (`clients/sessions_client.mjs` under `node`, or under `deno` without it),
+ * each with `shape.connections / processes` keep-alive `fetch` loops of
+ * `initialize` then `notifications/initialized`, answers always checked.
+ * The client CPU is the processes' own (`process.cpuUsage()`), summed.
+ * Each client warms up for `shape.warmupSeconds` first (at least 1 s: a
+ * fresh process's first second is mostly its own start); with `serverPid`,
+ * the server's CPU per request is read over the clients' measured window
+ * only (see `cpuMicros`).
+ *
+ * @param url The endpoint.
+ * @param version The protocol version the initialized notification carries.
+ * @param shape Connections (loops in all) and duration.
+ * @param node The `node` program, or undefined to run the client with this `deno`.
+ * @param processes How many client processes.
+ * @param serverPid The server's pid, for its CPU time over the window.
+ * @returns The measurement; `rps` counts sessions per second.
+ */
+export async function loadSessionCreationFromNode(
+  url: string,
+  version: string,
+  shape: LoadShape,
+  node: string | undefined,
+  processes = 1,
+  serverPid?: number,
+): Promise<Measurement> {
+  const warmup = Math.max(1, shape.warmupSeconds);
+  let started = 0;
+  let cpuBefore = 0;
+  const measuring = () => {
+    if (started++ === 0 && serverPid !== undefined) cpuBefore = cpuMicros(serverPid);
+  };
+  const script = `${ROOT}bench/clients/sessions_client.mjs`;
+  const args = (loops: number) => [
+    url,
+    String(loops),
+    String(warmup),
+    String(shape.seconds),
+    legacyInitialize().body,
+    legacyInitialized().body,
+    version,
+  ];
+  const runs = await Promise.all(
+    Array.from({ length: processes }, async () => {
+      const loops = Math.max(1, Math.round(shape.connections / processes));
+      const command = node ?? Deno.execPath();
+      const child = new Deno.Command(command, {
+        args: node ? [script, ...args(loops)] : ["run", "-A", script, ...args(loops)],
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      track(child);
+      const errors = new Response(child.stderr).text();
+      let line: string | undefined;
+      for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+        for (const l of text.split("\n")) {
+          if (l === "MEASURING") measuring();
+          if (l.startsWith("BENCH ")) line = l;
+        }
+      }
+      const status = await child.status;
+      if (!status.success || !line) throw new Error(`session client failed: ${await errors}`);
+      return JSON.parse(line.slice(6));
+    }),
+  );
+  const serverCpu = serverPid === undefined ? undefined : cpuMicros(serverPid) - cpuBefore;
+  const sum = (key: string) => runs.reduce((total, run) => total + (run[key] ?? 0), 0);
+  const seconds = shape.seconds;
+  return {
+    rps: sum("sessions") / seconds,
+    // With several processes, the slowest process's percentiles.
+    p50Ms: Math.max(...runs.map((run) => run.p50_us)) / 1000,
+    p99Ms: Math.max(...runs.map((run) => run.p99_us)) / 1000,
+    requests: sum("requests"),
+    errors: sum("socket_errors"),
+    sessions: sum("sessions"),
+    seconds,
+    clientCpuUs: sum("client_cpu_us"),
+    clientCores: processes,
+    checked: sum("checked"),
+    badBodies: sum("bad_bodies"),
+    firstBadBody: runs.find((run) => run.first_bad_body)?.first_bad_body,
+    ...(serverCpu === undefined ? {} : { cpuUsPerRequest: serverCpu / sum("requests") }),
+  };
 }
