@@ -10,8 +10,10 @@
  * @example
  * ```ts
  * import { parseArgs } from "@anubis/cli/args";
+ * import assert from "node:assert/strict";
  * const parsed = parseArgs(["serve", "server.ts", "--http", "--port", "9000"]);
- * if (parsed.kind === "serve") console.log(parsed.options.port); // 9000
+ * assert(parsed.kind === "serve");
+ * assert.equal(parsed.options.port, 9000);
  * ```
  */
 export interface ServeOptions {
@@ -47,6 +49,12 @@ export interface ServeOptions {
   requestStateSecret?: string;
   /** A rotated-out secret that still opens states (else `ANUBIS_REQUEST_STATE_PREVIOUS_SECRET`). */
   requestStatePreviousSecret?: string;
+  /**
+   * `--rate-limit N/s` and `--rate-limit-burst N`: per-caller POSTs a second
+   * and at once (burst default: twice the rate), shared through KV when a
+   * store is on KV.
+   */
+  rateLimit?: { perSecond?: number; burst?: number };
 }
 
 /**
@@ -87,8 +95,9 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
  * @example
  * ```ts
  * import { type ParsedArgs, parseArgs } from "@anubis/cli/args";
+ * import assert from "node:assert/strict";
  * const parsed: ParsedArgs = parseArgs(["serve", "server.ts", "--port", "0"]);
- * console.log(parsed.kind); // serve
+ * assert.equal(parsed.kind, "serve");
  * ```
  */
 export type ParsedArgs =
@@ -161,6 +170,11 @@ Options:
   --request-state-previous-secret <s>
                             A secret rotated out that still opens state (or
                             ANUBIS_REQUEST_STATE_PREVIOUS_SECRET)
+  --rate-limit <n>/s        Per caller (token subject, else client address)
+                            at most n POSTs a second on average, else 429 with
+                            Retry-After (default: off). Shared by every
+                            instance on the KV store when a store is on KV
+  --rate-limit-burst <n>    POSTs a caller may send at once (default 2n)
   -h, --help                Show this help
 `;
 
@@ -178,6 +192,8 @@ const VALUE_FLAGS = new Set([
   "--auth-audience",
   "--request-state-secret",
   "--request-state-previous-secret",
+  "--rate-limit",
+  "--rate-limit-burst",
 ]);
 
 /**
@@ -189,7 +205,8 @@ const VALUE_FLAGS = new Set([
  * @example
  * ```ts
  * import { parseArgs } from "@anubis/cli/args";
- * console.log(parseArgs(["serve"]).kind); // error
+ * import assert from "node:assert/strict";
+ * assert.equal(parseArgs(["serve"]).kind, "error");
  * ```
  */
 export function parseArgs(args: readonly string[]): ParsedArgs {
@@ -311,6 +328,21 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       case "--cors":
         options.corsOrigins.push(...value.split(",").map((o) => o.trim()).filter((o) => o));
         break;
+      case "--rate-limit":
+      case "--rate-limit-burst": {
+        const rate = flag === "--rate-limit";
+        const number = Number(rate ? value.replace(/\/s$/, "") : value);
+        if (!(number > 0) || !Number.isFinite(number) || (!rate && !Number.isSafeInteger(number))) {
+          return {
+            kind: "error",
+            message: rate
+              ? `--rate-limit must be a positive rate such as 20/s, got ${value}`
+              : `--rate-limit-burst must be a positive integer, got ${value}`,
+          };
+        }
+        (options.rateLimit ??= {})[rate ? "perSecond" : "burst"] = number;
+        break;
+      }
       case "--request-state-secret":
       case "--request-state-previous-secret": {
         const problem = requestStateSecretProblem(flag, value);
@@ -329,6 +361,12 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       kind: "error",
       message: "--event-store, --session-store and the HTTP limits need --http",
     };
+  }
+  if (options.rateLimit) {
+    if (!options.http) return { kind: "error", message: "--rate-limit needs --http" };
+    if (options.rateLimit.perSecond === undefined) {
+      return { kind: "error", message: "--rate-limit-burst needs --rate-limit" };
+    }
   }
   const auth = [options.authIssuer, options.authJwks, options.authAudience];
   if (auth.some((v) => v !== undefined)) {

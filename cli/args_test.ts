@@ -123,3 +123,21 @@ Deno.test("args: --auth-issuer, --auth-jwks and --auth-audience", () => {
   assert.match(error(["--http", "--auth-issuer", "https://as.example"])!, /go together/);
   assert.match(error(["--http", "--auth-issuer", "x", "--auth-jwks", "y"])!, /need URLs/);
 });
+
+Deno.test("args: --rate-limit N/s and --rate-limit-burst N", () => {
+  const parsed = parseArgs(["serve", "s.ts", "--http", "--rate-limit", "0.5/s"]);
+  assert.equal(parsed.kind, "serve");
+  if (parsed.kind === "serve") assert.deepEqual(parsed.options.rateLimit, { perSecond: 0.5 });
+  const both = parseArgs(["serve", "s.ts", "--http", "--rate-limit=20", "--rate-limit-burst", "5"]);
+  if (both.kind !== "serve") throw new Error(JSON.stringify(both));
+  assert.deepEqual(both.options.rateLimit, { perSecond: 20, burst: 5 });
+  const error = (args: string[]) => {
+    const result = parseArgs(["serve", "s.ts", ...args]);
+    return result.kind === "error" ? result.message : undefined;
+  };
+  assert.match(error(["--http", "--rate-limit", "fast"])!, /positive rate such as 20\/s/);
+  assert.match(error(["--http", "--rate-limit", "0/s"])!, /positive rate/);
+  assert.match(error(["--http", "--rate-limit", "5/s", "--rate-limit-burst", "1.5"])!, /integer/);
+  assert.match(error(["--http", "--rate-limit-burst", "5"])!, /needs --rate-limit/);
+  assert.match(error(["--rate-limit", "5/s"])!, /needs --http/);
+});

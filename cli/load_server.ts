@@ -29,10 +29,11 @@ function isDefinition(value: unknown): value is ServerDefinition {
  * fails to load, or a default export that is not a server.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { loadServer } from "@anubis/cli/load";
- * const server = await loadServer("examples/everything.ts");
- * console.log(server.info.name);
+ * import assert from "node:assert/strict";
+ * const server = await loadServer(new URL("../examples/everything.ts", import.meta.url).href);
+ * assert.equal(server.info.name, "anubis-everything");
  * ```
  */
 export async function loadServer(specifier: string): Promise<McpServer> {
@@ -82,8 +83,9 @@ export async function loadServer(specifier: string): Promise<McpServer> {
  * @example
  * ```ts
  * import { fileUrlOf } from "@anubis/cli/load";
- * console.log(fileUrlOf("examples/hello.ts", "/srv/app").href); // file:///srv/app/examples/hello.ts
- * console.log(fileUrlOf("C:\\app\\my server.ts", "D:\\").href); // file:///C:/app/my%20server.ts
+ * import assert from "node:assert/strict";
+ * assert.equal(fileUrlOf("examples/hello.ts", "/srv/app").href, "file:///srv/app/examples/hello.ts");
+ * assert.equal(fileUrlOf("C:\\app\\my server.ts", "D:\\").href, "file:///C:/app/my%20server.ts");
  * ```
  */
 export function fileUrlOf(path: string, cwd: string): URL {

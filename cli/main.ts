@@ -28,7 +28,8 @@ import type { McpServer } from "@anubis/core";
  * @example
  * ```ts
  * import { main } from "@anubis/cli";
- * console.log(await main(["frobnicate"])); // 2 (after one line on stderr)
+ * import assert from "node:assert/strict";
+ * assert.equal(await main(["frobnicate"]), 2); // after one line on stderr
  * ```
  */
 export async function main(args: readonly string[]): Promise<number> {

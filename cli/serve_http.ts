@@ -19,11 +19,12 @@ import {
   openKvPath,
   StoredStreamsBus,
 } from "@anubis/event-store-kv";
-import { KvSessionStore } from "@anubis/session-kv";
+import { KvRateLimitStore, KvSessionStore } from "@anubis/session-kv";
 import {
   type AuthOptions,
   isLoopbackHost,
   jwtVerifier,
+  type RateLimitOptions,
   serve,
   type SessionBusMessage,
 } from "@anubis/transport-http";
@@ -98,9 +99,10 @@ export async function emptyKvWarning(path: string): Promise<string | undefined> 
  * @example
  * ```ts
  * import { KvDatabases } from "@anubis/cli/serve-http";
+ * import assert from "node:assert/strict";
  * const databases = new KvDatabases();
  * const kv = await databases.open(":memory:");
- * console.log(kv === await databases.open(":memory:")); // true
+ * assert.equal(kv === await databases.open(":memory:"), true);
  * databases.close();
  * ```
  */
@@ -120,9 +122,10 @@ export class KvDatabases {
    * @example
    * ```ts
    * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import assert from "node:assert/strict";
    * const databases = new KvDatabases();
    * const kv = await databases.open(":memory:");
-   * console.log((await kv.get(["k"])).value); // null
+   * assert.equal((await kv.get(["k"])).value, null);
    * databases.close();
    * ```
    */
@@ -277,10 +280,11 @@ export interface JoinedInstances {
  * ```ts
  * import { defineServer } from "@anubis/core";
  * import { joinInstances } from "@anubis/cli/serve-http";
+ * import assert from "node:assert/strict";
  * const joined = await joinInstances(defineServer({ name: "s", version: "1" }), {
  *   sessionStore: "kv::memory:",
  * });
- * console.log(joined.sessionBus !== undefined); // true
+ * assert.equal(joined.sessionBus !== undefined, true);
  * await joined.leave();
  * ```
  */
@@ -475,6 +479,7 @@ export async function serveHttp(
       ...options.limits,
       cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
       auth: authOf(options),
+      rateLimit: await rateLimitOf(options, databases),
       signal,
       onListen: (url) => console.error(`anubis: listening on ${url.href}`),
     });
@@ -484,6 +489,47 @@ export async function serveHttp(
     await joined?.leave();
     databases.close();
   }
+}
+
+/**
+ * The `rateLimit` option of `--rate-limit` and `--rate-limit-burst`, if
+ * given: burst twice the rate by default, the buckets shared through the KV
+ * database of the session (else event) store when one is on KV.
+ *
+ * @param options The command-line options.
+ * @param databases Where the KV database is opened.
+ * @returns The option, or `undefined` (no limit).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KvDatabases, rateLimitOf } from "@anubis/cli/serve-http";
+ * const databases = new KvDatabases();
+ * const memory = await rateLimitOf({ rateLimit: { perSecond: 5 } }, databases);
+ * assert.deepEqual(memory, { perSecond: 5, burst: 10, store: undefined });
+ * const shared = await rateLimitOf(
+ *   { rateLimit: { perSecond: 5, burst: 1 }, sessionStore: "kv::memory:" },
+ *   databases,
+ * );
+ * assert.equal(shared?.burst, 1);
+ * assert.ok(shared?.store);
+ * databases.close();
+ * ```
+ */
+export async function rateLimitOf(
+  options: Pick<ServeOptions, "rateLimit" | "eventStore" | "sessionStore">,
+  databases: KvDatabases,
+): Promise<RateLimitOptions | undefined> {
+  const perSecond = options.rateLimit?.perSecond;
+  if (perSecond === undefined) return undefined;
+  const path = kvPath(options.sessionStore) ?? kvPath(options.eventStore);
+  return {
+    perSecond,
+    burst: options.rateLimit?.burst ?? Math.max(1, Math.round(2 * perSecond)),
+    store: path === undefined
+      ? undefined
+      : new KvRateLimitStore(await databases.open(path).catch(cannotOpen)),
+  };
 }
 
 /** The `auth` option of the `--auth-*` flags, if given. */

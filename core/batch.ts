@@ -23,9 +23,11 @@ import { classifyEra } from "./registry.ts";
  * @example
  * ```ts
  * import { type BatchSplit, decodeMessage, splitBatch } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const decoded = decodeMessage('[{"jsonrpc":"2.0","id":1,"method":"ping"},7]');
  * const split: BatchSplit = splitBatch(decoded.kind === "batch" ? decoded.entries : []);
- * console.log(split.messages.length, split.errors.length); // 1 1
+ * assert.equal(split.messages.length, 1);
+ * assert.equal(split.errors.length, 1);
  * ```
  */
 export interface BatchSplit {
@@ -48,9 +50,11 @@ export interface BatchSplit {
  * @example
  * ```ts
  * import { decodeMessage, splitBatch } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const decoded = decodeMessage('[{"jsonrpc":"2.0","id":1,"method":"ping"},"x"]');
  * const { messages, errors } = splitBatch(decoded.kind === "batch" ? decoded.entries : []);
- * console.log(messages.length, errors[0].error.message); // 1 Invalid Request: not a JSON object
+ * assert.equal(messages.length, 1);
+ * assert.equal(errors[0].error.message, "Invalid Request: not a JSON object");
  * ```
  */
 export function splitBatch(entries: readonly Decoded[]): BatchSplit {
@@ -76,8 +80,9 @@ export function splitBatch(entries: readonly Decoded[]): BatchSplit {
  * @example
  * ```ts
  * import { batchContentRefusal } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: {} } as const;
- * console.log(batchContentRefusal([initialize])); // initialize must not be part of a JSON-RPC batch
+ * assert.equal(batchContentRefusal([initialize]), "initialize must not be part of a JSON-RPC batch");
  * ```
  */
 export function batchContentRefusal(messages: readonly JsonRpcMessage[]): string | undefined {
@@ -102,7 +107,8 @@ export function batchContentRefusal(messages: readonly JsonRpcMessage[]): string
  * @example
  * ```ts
  * import { batchSessionRefusal } from "@anubis/core/engine";
- * console.log(batchSessionRefusal(undefined)); // JSON-RPC batches need an initialized 2025-03-26 session
+ * import assert from "node:assert/strict";
+ * assert.equal(batchSessionRefusal(undefined), "JSON-RPC batches need an initialized 2025-03-26 session");
  * ```
  */
 export function batchSessionRefusal(dialect: Dialect | undefined): string | undefined {

@@ -15,11 +15,12 @@
  * @example
  * ```ts
  * import { Cancellation } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const transport = new AbortController();
  * const cancellation = new Cancellation({ linked: transport.signal });
  * transport.abort();
- * console.log(cancellation.aborted); // true
- * console.log(cancellation.signal.aborted); // true
+ * assert.equal(cancellation.aborted, true);
+ * assert.equal(cancellation.signal.aborted, true);
  * cancellation.dispose();
  * ```
  */
@@ -49,10 +50,11 @@ export class Cancellation {
    * @example
    * ```ts
    * import { Cancellation } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const cancellation = new Cancellation();
-   * console.log(cancellation.aborted); // false
+   * assert.equal(cancellation.aborted, false);
    * cancellation.abort();
-   * console.log(cancellation.aborted); // true
+   * assert.equal(cancellation.aborted, true);
    * ```
    */
   get aborted(): boolean {
@@ -67,10 +69,13 @@ export class Cancellation {
    * @example
    * ```ts
    * import { Cancellation } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const cancellation = new Cancellation();
-   * cancellation.signal.addEventListener("abort", () => console.log("stopped"));
-   * cancellation.abort(); // logs "stopped"
-   * console.log(cancellation.signal.aborted); // true
+   * let stopped = false;
+   * cancellation.signal.addEventListener("abort", () => stopped = true);
+   * cancellation.abort();
+   * assert.equal(stopped, true);
+   * assert.equal(cancellation.signal.aborted, true);
    * cancellation.dispose();
    * ```
    */
@@ -89,12 +94,13 @@ export class Cancellation {
    * @example
    * ```ts
    * import { Cancellation } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const transport = new AbortController();
    * const cancellation = new Cancellation({ lazy: () => transport.signal });
    * transport.abort();
-   * console.log(cancellation.aborted); // false: the lazy signal is not read yet
+   * assert.equal(cancellation.aborted, false); // the lazy signal is not read yet
    * cancellation.watch();
-   * console.log(cancellation.aborted); // true
+   * assert.equal(cancellation.aborted, true);
    * cancellation.dispose();
    * ```
    */
@@ -110,9 +116,10 @@ export class Cancellation {
    * @example
    * ```ts
    * import { Cancellation } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const cancellation = new Cancellation();
    * cancellation.abort("server shutting down");
-   * console.log(cancellation.signal.reason); // server shutting down
+   * assert.equal(cancellation.signal.reason, "server shutting down");
    * ```
    */
   abort(reason?: unknown): void {
@@ -131,12 +138,13 @@ export class Cancellation {
    * @example
    * ```ts
    * import { Cancellation } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const kept = new Cancellation({ keepReasons: true });
    * kept.cancel("client gave up");
-   * console.log(kept.signal.reason); // client gave up
+   * assert.equal(kept.signal.reason, "client gave up");
    * const plain = new Cancellation();
    * plain.cancel("client gave up");
-   * console.log(plain.signal.reason.name); // AbortError
+   * assert.equal(plain.signal.reason.name, "AbortError");
    * ```
    */
   cancel(reason: string): void {
@@ -149,12 +157,13 @@ export class Cancellation {
    * @example
    * ```ts
    * import { Cancellation } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const transport = new AbortController();
    * const cancellation = new Cancellation({ linked: transport.signal });
-   * console.log(cancellation.signal.aborted); // false (the signal is linked now)
+   * assert.equal(cancellation.signal.aborted, false); // the signal is linked now
    * cancellation.dispose();
    * transport.abort();
-   * console.log(cancellation.signal.aborted); // false: no longer linked
+   * assert.equal(cancellation.signal.aborted, false); // no longer linked
    * ```
    */
   dispose(): void {

@@ -15,7 +15,8 @@
  * @example
  * ```ts
  * import { canonicalJson } from "./canonical_json.ts";
- * console.log(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })); // {"a":[{"c":3,"d":2}],"b":1}
+ * import assert from "node:assert/strict";
+ * assert.equal(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] }), '{"a":[{"c":3,"d":2}],"b":1}');
  * ```
  */
 export function canonicalJson(value: unknown): string {

@@ -202,7 +202,8 @@ export interface Dialect {
  * @example
  * ```ts
  * import { CACHEABLE_METHODS } from "@anubis/core/engine";
- * console.log(CACHEABLE_METHODS.has("tools/call")); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(CACHEABLE_METHODS.has("tools/call"), false);
  * ```
  */
 export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
 import { admit, dispatch, NoReply } from "./dispatch.ts";
@@ -63,9 +64,10 @@ export interface EngineOptions {
  * ```ts
  * import { defineServer } from "@anubis/core";
  * import { Engine, Registry } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const server = defineServer({ name: "s", version: "1.0.0" });
  * const engine = new Engine(server, { registry: new Registry() });
- * console.log(engine.supportedVersions()); // []
+ * assert.deepEqual(engine.supportedVersions(), []);
  * engine.close();
  * ```
  */
@@ -77,9 +79,11 @@ export class Engine {
    * ```ts
    * import { defineServer } from "@anubis/core";
    * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "notes", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
-   * console.log(engine.server === server, engine.server.info.name); // true notes
+   * assert.equal(engine.server === server, true);
+   * assert.equal(engine.server.info.name, "notes");
    * engine.close();
    * ```
    */
@@ -89,13 +93,13 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Era, defineServer } from "@anubis/core";
-   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
-   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
-   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
+   * const registry = new Registry([v2025_11_25]);
    * const engine = new Engine(defineServer({ name: "s", version: "1.0.0" }), { registry });
-   * console.log(engine.registry.versions()); // [ "2025-11-25" ]
+   * assert.deepEqual(engine.registry.versions(), [ "2025-11-25" ]);
    * engine.close();
    * ```
    */
@@ -137,23 +141,23 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Era, defineServer } from "@anubis/core";
-   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
-   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
+   * import { v2025_06_18, v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const registry = new Registry([
-   *   dialect("2025-06-18", "legacy"),
-   *   dialect("2025-11-25", "legacy"),
+   *   v2025_06_18,
+   *   v2025_11_25,
    * ]);
    * const all = new Engine(defineServer({ name: "s", version: "1.0.0" }), { registry });
-   * console.log(all.supportedVersions()); // [ "2025-11-25", "2025-06-18" ]
+   * assert.deepEqual(all.supportedVersions(), [ "2025-11-25", "2025-06-18" ]);
    * const server = defineServer({
    *   name: "s",
    *   version: "1.0.0",
    *   supportedProtocolVersions: ["2025-06-18"],
    * });
    * const one = new Engine(server, { registry });
-   * console.log(one.supportedVersions()); // [ "2025-06-18" ]
+   * assert.deepEqual(one.supportedVersions(), [ "2025-06-18" ]);
    * all.close();
    * one.close();
    * ```
@@ -170,13 +174,13 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Era, defineServer } from "@anubis/core";
-   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
-   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
+   * import { v2025_06_18, v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const registry = new Registry([
-   *   dialect("2025-06-18", "legacy"),
-   *   dialect("2025-11-25", "legacy"),
+   *   v2025_06_18,
+   *   v2025_11_25,
    * ]);
    * const server = defineServer({
    *   name: "s",
@@ -184,9 +188,9 @@ export class Engine {
    *   supportedProtocolVersions: ["2025-11-25"],
    * });
    * const engine = new Engine(server, { registry });
-   * console.log(engine.dialect("2025-11-25")?.version); // 2025-11-25
-   * console.log(engine.dialect("2025-06-18")); // undefined: known, but not served
-   * console.log(engine.dialect("2025-11-25", "stateless")); // undefined
+   * assert.equal(engine.dialect("2025-11-25")?.version, "2025-11-25");
+   * assert.equal(engine.dialect("2025-06-18"), undefined); // known, but not served
+   * assert.equal(engine.dialect("2025-11-25", "stateless"), undefined);
    * engine.close();
    * ```
    */
@@ -203,12 +207,14 @@ export class Engine {
    * ```ts
    * import { defineServer } from "@anubis/core";
    * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ transport: "stdio" });
-   * console.log(engine.sessions.size, engine.sessions.has(session)); // 1 true
+   * assert.equal(engine.sessions.size, 1);
+   * assert.equal(engine.sessions.has(session), true);
    * engine.dropSession(session);
-   * console.log(engine.sessions.size); // 0
+   * assert.equal(engine.sessions.size, 0);
    * engine.close();
    * ```
    */
@@ -223,9 +229,10 @@ export class Engine {
    * ```ts
    * import { defineServer } from "@anubis/core";
    * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
-   * console.log(engine.listenerCount); // 0
+   * assert.equal(engine.listenerCount, 0);
    * engine.close();
    * ```
    */
@@ -243,14 +250,16 @@ export class Engine {
    * ```ts
    * import { defineServer } from "@anubis/core";
    * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({
    *   id: crypto.randomUUID(),
    *   transport: "http",
-   *   onMessage: (message) => console.log(message), // the standalone SSE stream, say
+   *   onMessage: () => {}, // the standalone SSE stream, say
    * });
-   * console.log(session.initialized, session.dialect); // false undefined
+   * assert.equal(session.initialized, false);
+   * assert.equal(session.dialect, undefined);
    * engine.dropSession(session);
    * engine.close();
    * ```
@@ -270,11 +279,13 @@ export class Engine {
    * ```ts
    * import { defineServer } from "@anubis/core";
    * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const session = engine.createSession({ id: "b4f1", transport: "http" });
    * engine.dropSession(session); // the client sent DELETE, or the session expired
-   * console.log(session.closed, engine.sessions.has(session)); // true false
+   * assert.equal(session.closed, true);
+   * assert.equal(engine.sessions.has(session), false);
    * engine.close();
    * ```
    */
@@ -293,21 +304,19 @@ export class Engine {
    * @example
    * ```ts
    * import { defineServer } from "@anubis/core";
-   * import { type Dialect, Engine, MetaKey, Registry } from "@anubis/core/engine";
-   * import * as s from "@anubis/core/schema";
-   * // A stand-in; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const requestMetaSchema: s.Schema = s.object({ [MetaKey.protocolVersion]: s.string() });
-   * const stateless = { version: "2026-07-28", era: "stateless", requestMetaSchema } as Dialect;
+   * import { Engine, MetaKey, Registry } from "@anubis/core/engine";
+   * import { v2026_07_28 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
-   * const engine = new Engine(server, { registry: new Registry([stateless]) });
+   * const engine = new Engine(server, { registry: new Registry([v2026_07_28]) });
    * const request = (version: unknown) => ({
    *   jsonrpc: "2.0" as const,
    *   id: 1,
    *   method: "tools/list",
-   *   params: { _meta: { [MetaKey.protocolVersion]: version } },
+   *   params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientCapabilities]: {} } },
    * });
-   * console.log(engine.validateEnvelope(request("2026-07-28"))); // undefined
-   * console.log(engine.validateEnvelope(request(20260728))?.code); // -32602
+   * assert.equal(engine.validateEnvelope(request("2026-07-28")), undefined);
+   * assert.equal(engine.validateEnvelope(request(20260728))?.code, -32602);
    * engine.close();
    * ```
    */
@@ -353,15 +362,20 @@ export class Engine {
    * ```ts
    * import { defineServer } from "@anubis/core";
    * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const exchange = { transport: "stdio", session: engine.createSession({ transport: "stdio" }) };
    * const pong = await engine.handle({ jsonrpc: "2.0", id: 1, method: "ping" }, exchange);
-   * console.log(pong); // { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 }
+   * assert.deepEqual(pong, { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 });
    * const early = await engine.handle({ jsonrpc: "2.0", id: 2, method: "tools/list" }, exchange);
-   * console.log(JSON.stringify(early?.message)); // {"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Server not initialized"}}
+   * assert.deepEqual(early?.message, {
+   *   jsonrpc: "2.0",
+   *   id: 2,
+   *   error: { code: -32600, message: "Server not initialized" },
+   * });
    * const note = await engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
-   * console.log(note); // undefined: notifications get no reply
+   * assert.equal(note, undefined); // notifications get no reply
    * engine.close();
    * ```
    */
@@ -379,9 +393,15 @@ export class Engine {
         return undefined;
       }
       const claim = classifyEra(message);
-      return claim.era === "stateless"
+      const mark = this.server.notify.published;
+      const reply = claim.era === "stateless"
         ? await this.#stateless(message, exchange, claim.version)
         : await this.#legacy(message, exchange);
+      // Changes raised while it ran reach the other instances' stored
+      // streams before this answer leaves (nothing to wait for without a bus).
+      const recorded = this.server.notify.recorded(mark);
+      if (recorded !== undefined) await recorded;
+      return reply;
     } catch (error) {
       // Only reached on a defect in the engine itself; the client still gets an answer.
       console.error("anubis: engine failure:", error);
@@ -405,6 +425,7 @@ export class Engine {
    * ```ts
    * import { defineServer } from "@anubis/core";
    * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
    * const engine = new Engine(server, { registry: new Registry() });
    * const responses = await engine.handleBatch([
@@ -412,7 +433,7 @@ export class Engine {
    *   { jsonrpc: "2.0", method: "notifications/initialized" },
    *   { jsonrpc: "2.0", id: 2, method: "ping" },
    * ], { transport: "stdio" });
-   * console.log(responses.map((response) => response.id)); // [ 1, 2 ]
+   * assert.deepEqual(responses.map((response) => response.id), [ 1, 2 ]);
    * engine.close();
    * ```
    */
@@ -434,23 +455,25 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Era, defineServer } from "@anubis/core";
-   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
-   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const server = defineServer({
    *   name: "s",
    *   version: "1.0.0",
    *   serializeAssigns: (assigns) => ({ userId: Number(assigns.userId) }), // drops the live handle
    * });
-   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * const registry = new Registry([v2025_11_25]);
    * const engine = new Engine(server, { registry });
    * const session = engine.createSession({ id: "b4f1", transport: "http" });
    * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
    * session.clientInfo = { name: "inspector", version: "1.0.0" };
    * session.assigns.value = { userId: 7, connection: new AbortController() };
    * const record = engine.snapshot(session);
-   * console.log(record.protocolVersion, record.clientInfo.name, record.assigns); // 2025-11-25 inspector { userId: 7 }
+   * assert.equal(record.protocolVersion, "2025-11-25");
+   * assert.equal(record.clientInfo.name, "inspector");
+   * assert.deepEqual(record.assigns, { userId: 7 });
    * engine.close();
    * ```
    */
@@ -470,17 +493,17 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { defineServer, type Era } from "@anubis/core";
-   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
    * import type { SessionRecord } from "@anubis/core";
-   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const server = defineServer({
    *   name: "s",
    *   version: "1.0.0",
    *   init: (clientInfo, frame) => void (frame.assigns.greeted = clientInfo.name),
    * });
-   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * const registry = new Registry([v2025_11_25]);
    * const engine = new Engine(server, { registry });
    * const record: SessionRecord = {
    *   v: 1,
@@ -496,8 +519,9 @@ export class Engine {
    * const session = await engine.restoreSession(record, { id: "b4f1", transport: "http" }, {
    *   transport: "http",
    * });
-   * console.log(session.assigns.value); // { userId: 7, greeted: "inspector" }
-   * console.log(session.isSubscribed("notes://1"), engine.sessions.has(session)); // true true
+   * assert.deepEqual(session.assigns.value, { userId: 7, greeted: "inspector" });
+   * assert.equal(session.isSubscribed("notes://1"), true);
+   * assert.equal(engine.sessions.has(session), true);
    * engine.close();
    * ```
    */
@@ -514,23 +538,26 @@ export class Engine {
    *
    * @example
    * ```ts
-   * import { type Era, defineServer } from "@anubis/core";
-   * import { type Dialect, Engine, Registry } from "@anubis/core/engine";
-   * // Stand-ins; the real dialects come from `createDefaultRegistry()` of `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
-   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
+   * const registry = new Registry([v2025_11_25]);
    * const engine = new Engine(server, { registry });
+   * const heard: string[] = [];
    * const session = engine.createSession({
    *   transport: "stdio",
-   *   onMessage: (message) => console.log("method" in message && message.method),
+   *   onMessage: (message) => void ("method" in message && heard.push(message.method)),
    * });
    * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
    * session.initialized = true;
    * session.subscriptions.add("notes://1");
-   * server.notify.resourceUpdated("notes://1"); // logs "notifications/resources/updated"
+   * server.notify.resourceUpdated("notes://1");
+   * assert.deepEqual(heard, ["notifications/resources/updated"]);
    * engine.close();
-   * server.notify.resourceUpdated("notes://1"); // logs nothing: this engine no longer delivers
+   * server.notify.resourceUpdated("notes://1"); // this engine no longer delivers
+   * assert.equal(heard.length, 1);
    * ```
    */
   close(): void {
@@ -767,27 +794,29 @@ export class Engine {
     inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
     const definition = this.server.definition;
-    const clientInfo = frame.context.clientInfo as Implementation;
     if (inputs) {
-      const work = () => dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+      const work = () =>
+        dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
       // Without an init hook the work starts at once, with no wrapper of its own.
       const run = definition.init
         ? async () => {
-          await definition.init!(clientInfo, frame);
+          await definition.init!(frame.context.clientInfo as Implementation, frame);
           return await work();
         }
         : work;
-      return withInputs(this.server, request, run, inputs, cancellation);
+      const principal = principalOf(frame.context.authInfo);
+      return withInputs(this.server, request, run, inputs, cancellation, principal);
     }
     if (request.method === "subscriptions/listen") {
+      const clientInfo = frame.context.clientInfo as Implementation;
       return this.#listen(request, dialect, frame, emit, cancellation, clientInfo);
     }
     if (!definition.init) {
-      return dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+      return dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
     }
     return (async () => {
-      await definition.init!(clientInfo, frame);
-      return await dispatch(this, request, dialect, frame, undefined, this.#metaSchema);
+      await definition.init!(frame.context.clientInfo as Implementation, frame);
+      return await dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
     })();
   }
 
@@ -802,7 +831,7 @@ export class Engine {
   ): Promise<Record<string, unknown> | undefined> {
     await this.server.definition.init?.(clientInfo, frame);
     // Served here, not by the routing, but admitted the same way.
-    const { notifications } = admit(this, request, dialect, this.#metaSchema);
+    const { notifications } = admit(this, request, dialect, dialect.requestMetaSchema);
     const graceful = await this.#hub.listen(
       request.id,
       notifications as SubscriptionFilter,

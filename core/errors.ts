@@ -13,7 +13,8 @@
  * @example
  * ```ts
  * import { ErrorCode } from "@anubis/core";
- * console.log(ErrorCode.INVALID_PARAMS); // -32602
+ * import assert from "node:assert/strict";
+ * assert.equal(ErrorCode.INVALID_PARAMS, -32602);
  * ```
  */
 export const ErrorCode = {
@@ -74,8 +75,9 @@ export interface JsonRpcErrorObject {
  * @example
  * ```ts
  * import { ErrorCode, McpError } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const error = new McpError(ErrorCode.INVALID_PARAMS, "Unknown city", { city: "Atlantis" });
- * console.log(error.toJSON()); // { code: -32602, message: "Unknown city", data: { city: "Atlantis" } }
+ * assert.deepEqual(error.toJSON(), { code: -32602, message: "Unknown city", data: { city: "Atlantis" } });
  * ```
  */
 export class McpError extends Error {
@@ -85,8 +87,10 @@ export class McpError extends Error {
    * @example
    * ```ts
    * import { ErrorCode, McpError } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const error = new McpError(ErrorCode.METHOD_NOT_FOUND, "No such method");
-   * console.log(error.code === ErrorCode.METHOD_NOT_FOUND, error.code); // true -32601
+   * assert.equal(error.code === ErrorCode.METHOD_NOT_FOUND, true);
+   * assert.equal(error.code, -32601);
    * ```
    */
   readonly code: number;
@@ -96,9 +100,10 @@ export class McpError extends Error {
    * @example
    * ```ts
    * import { ErrorCode, McpError } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const error = new McpError(ErrorCode.INVALID_PARAMS, "Unknown city", { city: "Atlantis" });
-   * console.log(error.data); // { city: "Atlantis" }
-   * console.log(new McpError(ErrorCode.INTERNAL_ERROR, "Oops").data); // undefined
+   * assert.deepEqual(error.data, { city: "Atlantis" });
+   * assert.equal(new McpError(ErrorCode.INTERNAL_ERROR, "Oops").data, undefined);
    * ```
    */
   readonly data?: unknown;
@@ -125,9 +130,10 @@ export class McpError extends Error {
    * @example
    * ```ts
    * import { ErrorCode, McpError } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const error = new McpError(ErrorCode.INVALID_REQUEST, "Server not initialized");
-   * console.log(error.toJSON()); // { code: -32600, message: "Server not initialized" }
-   * console.log(JSON.stringify(error)); // {"code":-32600,"message":"Server not initialized"}
+   * assert.deepEqual(error.toJSON(), { code: -32600, message: "Server not initialized" });
+   * assert.equal(JSON.stringify(error), '{"code":-32600,"message":"Server not initialized"}');
    * ```
    */
   toJSON(): JsonRpcErrorObject {
@@ -147,7 +153,8 @@ export class McpError extends Error {
    * @example
    * ```ts
    * import { McpError } from "@anubis/core";
-   * console.log(McpError.from(new Error("boom")).code); // -32603
+   * import assert from "node:assert/strict";
+   * assert.equal(McpError.from(new Error("boom")).code, -32603);
    * ```
    */
   static from(thrown: unknown): McpError {

@@ -39,6 +39,7 @@ export interface StoredEvent {
  * @example
  * ```ts
  * import type { EventStore, StoredEvent } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * class TinyStore implements EventStore {
  *   #events = new Map<string, StoredEvent[]>();
  *   append(sessionId: string, data: string): Promise<number> {
@@ -60,7 +61,7 @@ export interface StoredEvent {
  *   }
  * }
  * const store = new TinyStore();
- * console.log(await store.append("s", "x")); // 1
+ * assert.equal(await store.append("s", "x"), 1);
  * ```
  */
 export interface EventStore {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuthInfo } from "./auth_info.ts";
 import type { Dialect } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
@@ -67,7 +68,10 @@ export interface FrameContext {
   readonly headers: Readonly<Record<string, string>>;
   /** What an HTTP middleware attached to the request. */
   readonly assigns: Readonly<Record<string, unknown>>;
-  /** Authentication facts a middleware attached, if any. */
+  /**
+   * Authentication facts the transport's auth or a middleware attached, if
+   * any (an `AuthInfo` from the HTTP transport; typed as such on `frame.auth`).
+   */
   readonly authInfo?: unknown;
   /** Aborts when the request is cancelled or its client went away. */
   readonly signal: AbortSignal;
@@ -270,6 +274,60 @@ export class Frame {
   }
 
   /**
+   * The caller, as the transport's auth verified it (`auth` of
+   * `@anubis/transport-http`) or a middleware attached it: the request
+   * context's `authInfo`, in both eras; `undefined` for an unauthenticated
+   * caller (stdio, HTTP without auth).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { defineServer } from "@anubis/core";
+   * import { createHttpHandler } from "@anubis/transport-http";
+   * const server = defineServer({
+   *   name: "s",
+   *   version: "1.0.0",
+   *   tools: [{
+   *     name: "whoami",
+   *     handler: (_args, frame) => `${frame.auth?.subject ?? "anonymous"} ${frame.auth?.scopes}`,
+   *   }],
+   * });
+   * const handler = createHttpHandler(server, {
+   *   auth: { verifyToken: (token) => Promise.resolve({ subject: token, scopes: ["mcp"] }) },
+   * });
+   * const _meta = {
+   *   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+   *   "io.modelcontextprotocol/clientCapabilities": {},
+   * };
+   * const response = await handler(
+   *   new Request("http://localhost/mcp", {
+   *     method: "POST",
+   *     headers: {
+   *       authorization: "Bearer ada",
+   *       accept: "application/json, text/event-stream",
+   *       "content-type": "application/json",
+   *       "mcp-protocol-version": "2026-07-28",
+   *       "mcp-method": "tools/call",
+   *       "mcp-name": "whoami",
+   *     },
+   *     body: JSON.stringify({
+   *       jsonrpc: "2.0",
+   *       id: 1,
+   *       method: "tools/call",
+   *       params: { name: "whoami", arguments: {}, _meta },
+   *     }),
+   *   }),
+   * );
+   * assert.equal((await response.json()).result.content[0].text, "ada mcp");
+   * handler.close();
+   * ```
+   */
+  get auth(): AuthInfo | undefined {
+    const info = this.#scope.context.authInfo;
+    return info !== null && typeof info === "object" ? info as AuthInfo : undefined;
+  }
+
+  /**
    * Aborts when the request is cancelled.
    *
    * @example
@@ -277,7 +335,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const crunch = defineTool({
    *   name: "crunch",
-   *   handler: async ({ items }: { items: string[] }, frame) => {
+   *   inputSchema: { type: "object", properties: { items: { type: "array", items: { type: "string" } } }, required: ["items"] },
+   *   handler: async ({ items }, frame) => {
    *     let done = 0;
    *     for (const _item of items) {
    *       frame.signal.throwIfAborted(); // a cancelled request gets no answer
@@ -302,7 +361,8 @@ export class Frame {
    * const notes = new Map<string, string>();
    * const addNote = defineTool({
    *   name: "add_note",
-   *   handler: ({ id, text }: { id: string; text: string }, frame) => {
+   *   inputSchema: { type: "object", properties: { id: { type: "string" }, text: { type: "string" } }, required: ["id", "text"] },
+   *   handler: ({ id, text }, frame) => {
    *     const isNew = !notes.has(id);
    *     notes.set(id, text);
    *     if (isNew) frame.notify.resourcesListChanged();
@@ -354,7 +414,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const upload = defineTool({
    *   name: "upload",
-   *   handler: async ({ files }: { files: string[] }, frame) => {
+   *   inputSchema: { type: "object", properties: { files: { type: "array", items: { type: "string" } } }, required: ["files"] },
+   *   handler: async ({ files }, frame) => {
    *     for (let i = 0; i < files.length; i++) {
    *       await frame.progress(i + 1, { total: files.length, message: `uploaded ${files[i]}` });
    *     }
@@ -484,7 +545,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const title = defineTool({
    *   name: "title",
-   *   handler: async ({ text }: { text: string }, frame) => {
+   *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+   *   handler: async ({ text }, frame) => {
    *     if (!frame.canSample()) return text.slice(0, 40);
    *     const reply = await frame.sample({
    *       messages: [{ role: "user", content: { type: "text", text: `A title for: ${text}` } }],
@@ -538,7 +600,8 @@ export class Frame {
    * import { defineTool } from "@anubis/core";
    * const summarize = defineTool({
    *   name: "summarize",
-   *   handler: async ({ text }: { text: string }, frame) => {
+   *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+   *   handler: async ({ text }, frame) => {
    *     const reply = await frame.sample({
    *       messages: [{ role: "user", content: { type: "text", text: `Summarize: ${text}` } }],
    *       maxTokens: 200,

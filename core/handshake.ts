@@ -171,6 +171,7 @@ export async function restoreSession(
   session.clientCapabilities = record.clientCapabilities;
   session.initialized = record.initialized;
   session.logLevel = record.logLevel;
+  session.owner = record.owner;
   for (const uri of record.subscriptions) session.subscriptions.add(uri);
   session.assigns.value = { ...record.assigns };
   const frame = legacyFrame(server, session, exchange, "session/restore", undefined, NEVER);

@@ -23,11 +23,15 @@ function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {
     : RequestStateCodec.argumentsDigest(request.params!.arguments);
 }
 
-/** What earlier rounds left: their answers, their count, the arguments' digest once made. */
+/**
+ * What earlier rounds left: their answers, their count, the arguments' digest
+ * once made; and the caller's principal, which the state is bound to.
+ */
 interface EarlierRounds {
   readonly answers: Readonly<Record<string, unknown>>;
   readonly round: number;
   readonly digest: string | undefined;
+  readonly principal?: string;
 }
 
 /** The name (or URI) the state is bound to. */
@@ -46,6 +50,8 @@ function targetOf(request: JsonRpcRequest): string {
  * @param run Starts the handler's work once the answers are known.
  * @param inputs The collector the frame asks through.
  * @param cancellation Aborted when the handler is parked.
+ * @param principal The caller's principal (`principalOf` its auth info): a
+ *   state sealed for one principal opens for no other.
  * @returns The handler's result, or the `input_required` result.
  */
 export function withInputs(
@@ -54,11 +60,13 @@ export function withInputs(
   run: () => Awaitable<Record<string, unknown>>,
   inputs: InputCollector,
   cancellation: Cancellation,
+  principal?: string,
 ): Awaitable<Record<string, unknown>> {
   if (typeof request.params!.requestState === "string") {
-    return resume(server, request, run, inputs, cancellation);
+    return resume(server, request, run, inputs, cancellation, principal);
   }
-  return inputRound(server, request, run, inputs, cancellation, FIRST_ROUND);
+  const first = principal === undefined ? FIRST_ROUND : { ...FIRST_ROUND, principal };
+  return inputRound(server, request, run, inputs, cancellation, first);
 }
 
 /** Before the first round: nothing answered yet (shared, never written). */
@@ -75,6 +83,7 @@ async function resume(
   run: () => Awaitable<Record<string, unknown>>,
   inputs: InputCollector,
   cancellation: Cancellation,
+  principal: string | undefined,
 ): Promise<Record<string, unknown>> {
   // The state is bound to the arguments too; the digest is made only when a
   // state is opened or sealed, at most once.
@@ -84,12 +93,14 @@ async function resume(
     request.method,
     targetOf(request),
     digest,
+    principal,
   );
   Object.assign(inputs.answers, state.answers);
   return await inputRound(server, request, run, inputs, cancellation, {
     answers: state.answers,
     round: state.round,
     digest,
+    principal,
   });
 }
 
@@ -150,6 +161,7 @@ async function settleOrPark(
       argumentsDigest: earlier.digest ?? await argumentsDigestOf(request),
       answers,
       round: earlier.round + 1,
+      ...(earlier.principal === undefined ? {} : { principal: earlier.principal }),
     }),
   };
 }

@@ -127,8 +127,10 @@ export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcRespo
  * @example
  * ```ts
  * import { decodeMessage } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const decoded = decodeMessage('{"jsonrpc":"2.0","id":1,"method":"ping"}');
- * if (decoded.kind === "request") console.log(decoded.message.method); // ping
+ * assert(decoded.kind === "request");
+ * assert.equal(decoded.message.method, "ping");
  * ```
  */
 export type Decoded =
@@ -151,7 +153,8 @@ export type Decoded =
  * @example
  * ```ts
  * import { errorResponse } from "@anubis/core/engine";
- * console.log(errorResponse(1, -32601, "Method not found: foo").error.code); // -32601
+ * import assert from "node:assert/strict";
+ * assert.equal(errorResponse(1, -32601, "Method not found: foo").error.code, -32601);
  * ```
  */
 export function errorResponse(
@@ -176,7 +179,8 @@ export function errorResponse(
  * @example
  * ```ts
  * import { resultResponse } from "@anubis/core/engine";
- * console.log(resultResponse(1, {})); // { jsonrpc: "2.0", id: 1, result: {} }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(resultResponse(1, {}), { jsonrpc: "2.0", id: 1, result: {} });
  * ```
  */
 export function resultResponse(
@@ -208,8 +212,11 @@ function readableId(value: Record<string, unknown>): RequestId | null {
  * @example
  * ```ts
  * import { classifyMessage } from "@anubis/core/engine";
- * console.log(classifyMessage({ jsonrpc: "2.0", method: "notifications/initialized" }).kind);
- * // notification
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   classifyMessage({ jsonrpc: "2.0", method: "notifications/initialized" }).kind,
+ *   "notification",
+ * );
  * ```
  */
 export function classifyMessage(value: unknown): Decoded {
@@ -283,8 +290,10 @@ function classifySingle(value: unknown): Decoded {
  * @example
  * ```ts
  * import { decodeMessage } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const decoded = decodeMessage("{not json");
- * if (decoded.kind === "invalid") console.log(decoded.error.error.code); // -32700
+ * assert(decoded.kind === "invalid");
+ * assert.equal(decoded.error.error.code, -32700);
  * ```
  */
 export function decodeMessage(text: string | Uint8Array): Decoded {
@@ -307,8 +316,10 @@ export function decodeMessage(text: string | Uint8Array): Decoded {
  * @example
  * ```ts
  * import { notJson } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const decoded = notJson();
- * if (decoded.kind === "invalid") console.log(decoded.error.error.code); // -32700
+ * assert(decoded.kind === "invalid");
+ * assert.equal(decoded.error.error.code, -32700);
  * ```
  */
 export function notJson(): Decoded {
@@ -328,7 +339,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * @example
  * ```ts
  * import { encodeMessage } from "@anubis/core/engine";
- * console.log(encodeMessage({ jsonrpc: "2.0", id: 1, result: {} })); // {"jsonrpc":"2.0","id":1,"result":{}}
+ * import assert from "node:assert/strict";
+ * assert.equal(encodeMessage({ jsonrpc: "2.0", id: 1, result: {} }), '{"jsonrpc":"2.0","id":1,"result":{}}');
  * ```
  */
 export function encodeMessage(message: JsonRpcMessage | readonly JsonRpcMessage[]): string {
@@ -344,7 +356,8 @@ export function encodeMessage(message: JsonRpcMessage | readonly JsonRpcMessage[
  * @example
  * ```ts
  * import { isRequest } from "@anubis/core/engine";
- * console.log(isRequest({ jsonrpc: "2.0", id: 1, method: "ping" })); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(isRequest({ jsonrpc: "2.0", id: 1, method: "ping" }), true);
  * ```
  */
 export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
@@ -360,7 +373,8 @@ export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
  * @example
  * ```ts
  * import { isNotification } from "@anubis/core/engine";
- * console.log(isNotification({ jsonrpc: "2.0", method: "notifications/initialized" })); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(isNotification({ jsonrpc: "2.0", method: "notifications/initialized" }), true);
  * ```
  */
 export function isNotification(message: JsonRpcMessage): message is JsonRpcNotification {

@@ -65,8 +65,9 @@ export interface StandardSchemaV1<Output = unknown> {
  * @example
  * ```ts
  * import type { StandardResult } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const failed: StandardResult<number> = { issues: [{ message: "Expected a number", path: ["a"] }] };
- * console.log(failed.issues?.length); // 1
+ * assert.equal(failed.issues?.length, 1);
  * ```
  */
 export type StandardResult<Output> =
@@ -87,11 +88,14 @@ export type StandardResult<Output> =
  * @example
  * ```ts
  * import { isStandardSchema } from "@anubis/core/engine";
- * console.log(isStandardSchema({ type: "object" })); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isStandardSchema({ type: "object" }), false);
  * ```
  */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  return typeof value === "object" && value !== null && "~standard" in value;
+  // arktype's schemas are functions.
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    "~standard" in value;
 }
 
 /**
@@ -100,8 +104,9 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  * @example
  * ```ts
  * import { compileValidator, type Validation } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const checked: Validation = await compileValidator({ type: "integer" })(1.5);
- * console.log(checked.ok ? checked.value : checked.message); // must be integer
+ * assert.equal(checked.ok ? checked.value : checked.message, "must be integer");
  * ```
  */
 export type Validation = { ok: true; value: unknown } | { ok: false; message: string };
@@ -112,8 +117,9 @@ export type Validation = { ok: true; value: unknown } | { ok: false; message: st
  * @example
  * ```ts
  * import { compileValidator } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const validate = compileValidator({ type: "object", required: ["a"] });
- * console.log((await validate({})).ok); // false
+ * assert.equal((await validate({})).ok, false);
  * ```
  */
 export type Validator = (value: unknown) => Validation | Promise<Validation>;
@@ -163,8 +169,9 @@ function loadAjv(): Promise<AjvCompile> {
  * @example
  * ```ts
  * import { compileValidator } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const validate = compileValidator({ type: "object", properties: { n: { type: "integer" } } });
- * console.log(await validate({ n: 1.5 })); // { ok: false, message: "n: must be integer" }
+ * assert.deepEqual(await validate({ n: 1.5 }), { ok: false, message: "n: must be integer" });
  * ```
  */
 export function compileValidator(schema: JsonSchema | StandardSchemaV1): Validator {
@@ -226,7 +233,8 @@ function formatAjvErrors(errors: { instancePath: string; message?: string }[]): 
  * @example
  * ```ts
  * import { toJsonSchema } from "@anubis/core/engine";
- * console.log(toJsonSchema({ type: "object" })); // { type: "object" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(toJsonSchema({ type: "object" }), { type: "object" });
  * ```
  */
 export function toJsonSchema(schema: JsonSchema | StandardSchemaV1): JsonSchema {
@@ -236,7 +244,7 @@ export function toJsonSchema(schema: JsonSchema | StandardSchemaV1): JsonSchema 
     throw new TypeError(
       `The ${
         schema["~standard"].vendor
-      } schema cannot describe itself as JSON Schema: pass a JSON Schema, or a Standard Schema that implements Standard JSON Schema`,
+      } schema cannot describe itself as JSON Schema (tools/list needs one): pass a JSON Schema, or a Standard Schema that implements Standard JSON Schema (zod 4, arktype 2, valibot 1 through @valibot/to-json-schema)`,
     );
   }
   return converter.input({ target: "draft-2020-12" });

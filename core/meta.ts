@@ -13,8 +13,9 @@
  * @example
  * ```ts
  * import { MetaKey } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const meta = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
- * console.log(Object.keys(meta)[0]); // io.modelcontextprotocol/protocolVersion
+ * assert.equal(Object.keys(meta)[0], "io.modelcontextprotocol/protocolVersion");
  * ```
  */
 export const MetaKey = {

@@ -9,8 +9,9 @@
  * @example
  * ```ts
  * import { ErrorCode, McpError } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const error = new McpError(ErrorCode.METHOD_NOT_FOUND, "Method not found");
- * console.log(error.code); // -32601
+ * assert.equal(error.code, -32601);
  * ```
  *
  * @module
@@ -60,7 +61,20 @@ export {
   type ResourceTemplateDefinition,
   type ServerDefinition,
   type ToolDefinition,
+  type ToolResult,
+  type ToolSchema,
+  type TypedPrompt,
+  type TypedResourceTemplate,
+  type TypedServerDefinition,
+  type TypedTool,
 } from "./server.ts";
+export type {
+  FromJsonSchema,
+  InferOutput,
+  InferSchema,
+  PromptArgs,
+  UriVariables,
+} from "./infer.ts";
 export { Frame, type FrameContext, type InputOptions } from "./frame.ts";
 export type { Middleware, MiddlewareCall } from "./middleware.ts";
 export type { JsonRpcNotification, JsonRpcRequest, RequestId } from "./json_rpc.ts";
@@ -76,5 +90,7 @@ export {
 } from "./request_state.ts";
 export type { EventStore, StoredEvent } from "./event_store.ts";
 export type { SessionRecord, SessionStore } from "./session_store.ts";
+export type { RateLimit, RateLimitStore } from "./rate_limit_store.ts";
+export type { AuthInfo } from "./auth_info.ts";
 export type { BusMessage, NotificationBus } from "./notification_bus.ts";
 export { UriTemplate } from "./uri_template.ts";

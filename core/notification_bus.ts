@@ -41,6 +41,7 @@ export interface BusMessage {
  * @example
  * ```ts
  * import { type BusMessage, type NotificationBus, Notifier } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * // Two "instances" in one process, joined by a bus that hands each message to the other side.
  * function pair(): [NotificationBus, NotificationBus] {
  *   const sides = [new Set<(m: BusMessage) => void>(), new Set<(m: BusMessage) => void>()];
@@ -55,8 +56,10 @@ export interface BusMessage {
  * const b = new Notifier();
  * a.connect(busA);
  * b.connect(busB);
- * a.subscribe((event) => console.log("A saw", event.type));
- * b.toolsListChanged(); // logs "A saw tools_list_changed"
+ * const seen: string[] = [];
+ * a.subscribe((event) => void seen.push(event.type));
+ * b.toolsListChanged();
+ * assert.deepEqual(seen, ["tools_list_changed"]); // A heard B's change
  * ```
  */
 export interface NotificationBus<M = BusMessage> {
@@ -64,6 +67,10 @@ export interface NotificationBus<M = BusMessage> {
    * Sends a change raised on this instance to the others.
    *
    * @param message The change and the sessions already served.
+   * @returns Nothing; a bus that records changes durably may return a
+   *   promise that settles (never rejects) once this one is recorded for
+   *   the others: the engine answers the request that raised it only then,
+   *   so an instance killed right after answering loses nothing.
    */
   publish(message: M): void;
   /**

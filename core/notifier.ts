@@ -104,7 +104,11 @@ export function sessionWantsChange(
  * @example
  * ```ts
  * import type { ChangeListener } from "@anubis/core";
- * const log: ChangeListener = (event) => console.log(event.type);
+ * import assert from "node:assert/strict";
+ * const seen: string[] = [];
+ * const listener: ChangeListener = (event) => void seen.push(event.type);
+ * listener({ type: "tools_list_changed" });
+ * assert.deepEqual(seen, ["tools_list_changed"]);
  * ```
  */
 export type ChangeListener = (
@@ -121,15 +125,21 @@ export type ChangeListener = (
  * @example
  * ```ts
  * import { Notifier } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const notifier = new Notifier();
- * const stop = notifier.subscribe((event) => console.log(event.type));
- * notifier.toolsListChanged(); // logs "tools_list_changed"
+ * const seen: string[] = [];
+ * const stop = notifier.subscribe((event) => void seen.push(event.type));
+ * notifier.toolsListChanged();
  * stop();
+ * assert.deepEqual(seen, ["tools_list_changed"]);
  * ```
  */
 export class Notifier {
   #listeners = new Set<ChangeListener>();
   #bus?: NotificationBus;
+  /** Deliveries not yet recorded, with the publish count when each began (made on first use). */
+  #inflight: Map<Promise<void>, number> | undefined;
+  #published = 0;
 
   /**
    * Registers a listener.
@@ -140,11 +150,14 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
-   * const stop = notifier.subscribe((event) => console.log(event));
-   * notifier.resourceUpdated("file:///notes/1"); // logs { type: "resource_updated", uri: "file:///notes/1" }
+   * const seen: unknown[] = [];
+   * const stop = notifier.subscribe((event) => void seen.push(event));
+   * notifier.resourceUpdated("file:///notes/1");
    * stop();
-   * notifier.resourceUpdated("file:///notes/2"); // logs nothing
+   * notifier.resourceUpdated("file:///notes/2"); // not heard
+   * assert.deepEqual(seen, [{ type: "resource_updated", uri: "file:///notes/1" }]);
    * ```
    */
   subscribe(listener: ChangeListener): () => void {
@@ -163,11 +176,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { type BusMessage, Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const sent: BusMessage[] = [];
    * const notifier = new Notifier();
    * const disconnect = notifier.connect({ publish: (m) => sent.push(m), subscribe: () => () => {} });
    * notifier.promptsListChanged();
-   * console.log(sent); // [ { event: { type: "prompts_list_changed" }, delivered: [] } ]
+   * assert.deepEqual(sent, [ { event: { type: "prompts_list_changed" }, delivered: [] } ]);
    * disconnect();
    * ```
    */
@@ -192,16 +206,107 @@ export class Notifier {
    * @example
    * ```ts
    * import { type ChangeEvent, Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const seen: ChangeEvent[] = [];
    * const notifier = new Notifier();
    * notifier.subscribe((event) => void seen.push(event));
    * notifier.publish({ type: "resources_list_changed" });
-   * console.log(seen); // [ { type: "resources_list_changed" } ]
+   * assert.deepEqual(seen, [ { type: "resources_list_changed" } ]);
    * ```
    */
   publish(event: ChangeEvent): void {
+    this.#published++;
     const delivered = this.#deliver(event);
-    this.#bus?.publish({ event, delivered });
+    // A bus that records durably returns a promise (see NotificationBus.publish).
+    const recording: unknown = this.#bus?.publish({ event, delivered });
+    if (recording instanceof Promise) this.track(recording);
+  }
+
+  /**
+   * How many changes were published here so far: a mark for
+   * {@link recorded}, read when a request starts.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * notifier.toolsListChanged();
+   * assert.equal(notifier.published, 1);
+   * ```
+   */
+  get published(): number {
+    return this.#published;
+  }
+
+  /**
+   * With a bus connected, makes {@link recorded} wait for a delivery in
+   * flight (a bus publish, or a local session's stream appending the change
+   * to the shared event store); without a bus (one instance) it does nothing.
+   *
+   * @param delivery Settles once the change is recorded.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * notifier.track(new Promise(() => {})); // no bus: not waited for
+   * assert.equal(notifier.recorded(), undefined);
+   * notifier.connect({ publish() {}, subscribe: () => () => {} });
+   * let appended = false;
+   * notifier.track(Promise.resolve().then(() => void (appended = true)));
+   * await notifier.recorded();
+   * assert.ok(appended);
+   * ```
+   */
+  track(delivery: Promise<unknown>): void {
+    if (this.#bus === undefined) return;
+    const inflight = this.#inflight ??= new Map();
+    const done: Promise<void> = delivery.then(() => {}, () => {}).finally(() =>
+      inflight.delete(done)
+    );
+    inflight.set(done, this.#published);
+  }
+
+  /**
+   * Settles once every change published after the mark `since` (see
+   * {@link published}) is recorded (see {@link NotificationBus.publish});
+   * `undefined` when none is in flight, which is always the case without a
+   * bus or with a bus that records nothing durably. The engine awaits it
+   * before answering a request, with the mark read when the request began:
+   * a change the request raised is recorded before the answer leaves, and
+   * changes raised before it began do not hold it up.
+   *
+   * @param since The mark; default 0 (every change in flight).
+   * @returns The wait, or `undefined`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { type BusMessage, Notifier } from "@anubis/core";
+   * const notifier = new Notifier();
+   * assert.equal(notifier.recorded(), undefined);
+   * const stored: BusMessage[] = [];
+   * notifier.connect({
+   *   publish: (message) => Promise.resolve().then(() => void stored.push(message)),
+   *   subscribe: () => () => {},
+   * });
+   * const mark = notifier.published;
+   * notifier.toolsListChanged();
+   * assert.equal(stored.length, 0); // on its way
+   * assert.equal(notifier.recorded(notifier.published), undefined); // nothing after the new mark
+   * await notifier.recorded(mark);
+   * assert.equal(stored.length, 1);
+   * assert.equal(notifier.recorded(), undefined);
+   * ```
+   */
+  recorded(since = 0): Promise<void> | undefined {
+    const inflight = this.#inflight;
+    if (inflight === undefined || inflight.size === 0) return undefined;
+    let waits: Promise<void>[] | undefined;
+    for (const [done, at] of inflight) if (at > since) (waits ??= []).push(done);
+    return waits && Promise.all(waits).then(() => {});
   }
 
   /**
@@ -210,9 +315,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { defineServer } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const server = defineServer({ name: "s", version: "1.0.0" });
-   * server.notify.subscribe((event) => console.log(event.type));
-   * server.notify.toolsListChanged(); // logs "tools_list_changed"
+   * const seen: string[] = [];
+   * server.notify.subscribe((event) => void seen.push(event.type));
+   * server.notify.toolsListChanged();
+   * assert.deepEqual(seen, ["tools_list_changed"]);
    * ```
    */
   toolsListChanged(): void {
@@ -225,9 +333,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
-   * notifier.subscribe((event) => console.log(event.type));
-   * notifier.promptsListChanged(); // logs "prompts_list_changed"
+   * const seen: string[] = [];
+   * notifier.subscribe((event) => void seen.push(event.type));
+   * notifier.promptsListChanged();
+   * assert.deepEqual(seen, ["prompts_list_changed"]);
    * ```
    */
   promptsListChanged(): void {
@@ -240,9 +351,12 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
-   * notifier.subscribe((event) => console.log(event.type));
-   * notifier.resourcesListChanged(); // logs "resources_list_changed"
+   * const seen: string[] = [];
+   * notifier.subscribe((event) => void seen.push(event.type));
+   * notifier.resourcesListChanged();
+   * assert.deepEqual(seen, ["resources_list_changed"]);
    * ```
    */
   resourcesListChanged(): void {
@@ -257,11 +371,14 @@ export class Notifier {
    * @example
    * ```ts
    * import { Notifier } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const notifier = new Notifier();
+   * const uris: string[] = [];
    * notifier.subscribe((event) => {
-   *   if (event.type === "resource_updated") console.log(event.uri);
+   *   if (event.type === "resource_updated") uris.push(event.uri);
    * });
-   * notifier.resourceUpdated("file:///notes/1"); // logs "file:///notes/1"
+   * notifier.resourceUpdated("file:///notes/1");
+   * assert.deepEqual(uris, ["file:///notes/1"]);
    * ```
    */
   resourceUpdated(uri: string): void {

@@ -51,12 +51,13 @@ export interface UnencodableMessage {
  * @example
  * ```ts
  * import { encodeOutbound } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const text = encodeOutbound(
  *   { jsonrpc: "2.0", id: 1, result: { n: 1n } },
  *   (problem) => console.error(problem.reason), // Do not know how to serialize a BigInt
  * );
- * console.log(JSON.parse(text!).error.code); // -32603
- * console.log(encodeOutbound({ jsonrpc: "2.0", method: "x", params: { n: 1n } })); // undefined
+ * assert.equal(JSON.parse(text!).error.code, -32603);
+ * assert.equal(encodeOutbound({ jsonrpc: "2.0", method: "x", params: { n: 1n } }), undefined);
  * ```
  */
 export function encodeOutbound(
@@ -81,9 +82,10 @@ export function encodeOutbound(
  * @example
  * ```ts
  * import { encodeOutbound, reportUnencodable } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * // stderr: anubis: the response to 7 could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead
  * const text = encodeOutbound({ jsonrpc: "2.0", id: 7, result: { n: 1n } }, reportUnencodable);
- * console.log(JSON.parse(text!).id); // 7
+ * assert.equal(JSON.parse(text!).id, 7);
  * ```
  */
 export function reportUnencodable({ message, reason, replaced }: UnencodableMessage): void {
@@ -107,9 +109,10 @@ export function reportUnencodable({ message, reason, replaced }: UnencodableMess
  * @example
  * ```ts
  * import { unsentRequestError } from "@anubis/core/engine";
- * console.log(unsentRequestError({ jsonrpc: "2.0", method: "notifications/progress" })); // undefined
+ * import assert from "node:assert/strict";
+ * assert.equal(unsentRequestError({ jsonrpc: "2.0", method: "notifications/progress" }), undefined);
  * const error = unsentRequestError({ jsonrpc: "2.0", id: "a-1", method: "roots/list" });
- * console.log(error?.message); // roots/list could not be encoded as JSON, so it was not sent
+ * assert.equal(error?.message, "roots/list could not be encoded as JSON, so it was not sent");
  * ```
  */
 export function unsentRequestError(

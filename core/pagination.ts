@@ -14,8 +14,10 @@ const PREFIX = "o1.";
  * @example
  * ```ts
  * import { paginate } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const page = paginate(["a", "b", "c"], undefined, 2);
- * console.log(page.items, typeof page.nextCursor); // ["a", "b"] string
+ * assert.deepEqual(page.items, ["a", "b"]);
+ * assert.equal(typeof page.nextCursor, "string");
  * ```
  */
 export interface Page<T> {
@@ -39,9 +41,11 @@ export interface Page<T> {
  * @example
  * ```ts
  * import { paginate } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const first = paginate([1, 2, 3], undefined, 2);
  * const second = paginate([1, 2, 3], first.nextCursor, 2);
- * console.log(second.items, second.nextCursor); // [3] undefined
+ * assert.deepEqual(second.items, [3]);
+ * assert.equal(second.nextCursor, undefined);
  * ```
  */
 export function paginate<T>(

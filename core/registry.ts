@@ -32,13 +32,14 @@ export type EraClaim = { era: "legacy" } | { era: "stateless"; version: unknown 
  * @example
  * ```ts
  * import { classifyEra } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const claim = classifyEra({
  *   jsonrpc: "2.0",
  *   id: 1,
  *   method: "tools/list",
  *   params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
  * });
- * console.log(claim.era); // stateless
+ * assert.equal(claim.era, "stateless");
  * ```
  */
 export function classifyEra(request: Omit<JsonRpcRequest, "id"> & { id?: unknown }): EraClaim {
@@ -61,8 +62,9 @@ export function classifyEra(request: Omit<JsonRpcRequest, "id"> & { id?: unknown
  * @example
  * ```ts
  * import { Registry, type Dialect } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const registry = new Registry();
- * console.log(registry.versions()); // []
+ * assert.deepEqual(registry.versions(), []);
  * ```
  */
 export class Registry {
@@ -86,13 +88,12 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Era } from "@anubis/core";
-   * import { type Dialect, Registry } from "@anubis/core/engine";
-   * // A stand-in; the real dialects come from `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
-   * const registry = new Registry().register(dialect("2025-06-18", "legacy"));
-   * registry.register(dialect("2025-11-25", "legacy")).register(dialect("2025-06-18", "legacy"));
-   * console.log(registry.versions()); // [ "2025-11-25", "2025-06-18" ]
+   * import { Registry } from "@anubis/core/engine";
+   * import { v2025_06_18, v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
+   * const registry = new Registry().register(v2025_06_18);
+   * registry.register(v2025_11_25).register(v2025_06_18);
+   * assert.deepEqual(registry.versions(), [ "2025-11-25", "2025-06-18" ]);
    * ```
    */
   register(dialect: Dialect): this {
@@ -110,13 +111,13 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Era } from "@anubis/core";
-   * import { type Dialect, Registry } from "@anubis/core/engine";
-   * // A stand-in; the real dialects come from `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
-   * const registry = new Registry([dialect("2025-11-25", "legacy")]);
-   * console.log(registry.get("2025-11-25")?.era); // legacy
-   * console.log(registry.get("1999-01-01"), registry.get(20251125)); // undefined undefined
+   * import { Registry } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
+   * const registry = new Registry([v2025_11_25]);
+   * assert.equal(registry.get("2025-11-25")?.era, "legacy");
+   * assert.equal(registry.get("1999-01-01"), undefined);
+   * assert.equal(registry.get(20251125), undefined);
    * ```
    */
   get(version: unknown): Dialect | undefined {
@@ -131,17 +132,16 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Era } from "@anubis/core";
-   * import { type Dialect, Registry } from "@anubis/core/engine";
-   * // A stand-in; the real dialects come from `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * import { Registry } from "@anubis/core/engine";
+   * import { v2025_06_18, v2025_11_25, v2026_07_28 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const registry = new Registry([
-   *   dialect("2025-06-18", "legacy"),
-   *   dialect("2026-07-28", "stateless"),
-   *   dialect("2025-11-25", "legacy"),
+   *   v2025_06_18,
+   *   v2026_07_28,
+   *   v2025_11_25,
    * ]);
-   * console.log(registry.versions()); // [ "2026-07-28", "2025-11-25", "2025-06-18" ]
-   * console.log(registry.versions("stateless")); // [ "2026-07-28" ]
+   * assert.deepEqual(registry.versions(), [ "2026-07-28", "2025-11-25", "2025-06-18" ]);
+   * assert.deepEqual(registry.versions("stateless"), [ "2026-07-28" ]);
    * ```
    */
   versions(era?: Era): string[] {
@@ -159,20 +159,19 @@ export class Registry {
    *
    * @example
    * ```ts
-   * import { type Era } from "@anubis/core";
-   * import { type Dialect, Registry } from "@anubis/core/engine";
-   * // A stand-in; the real dialects come from `@anubis/dialects`.
-   * const dialect = (version: string, era: Era) => ({ version, era }) as Dialect;
+   * import { Registry } from "@anubis/core/engine";
+   * import { v2025_06_18, v2025_11_25, v2026_07_28 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
    * const registry = new Registry([
-   *   dialect("2025-06-18", "legacy"),
-   *   dialect("2025-11-25", "legacy"),
-   *   dialect("2026-07-28", "stateless"),
+   *   v2025_06_18,
+   *   v2025_11_25,
+   *   v2026_07_28,
    * ]);
    * const allowed = registry.versions();
-   * console.log(registry.negotiate("2025-06-18", allowed)?.version); // 2025-06-18
-   * console.log(registry.negotiate("1999-01-01", allowed)?.version); // 2025-11-25
-   * console.log(registry.negotiate("2026-07-28", allowed)?.version); // 2025-11-25
-   * console.log(registry.negotiate("2025-11-25", ["2026-07-28"])); // undefined
+   * assert.equal(registry.negotiate("2025-06-18", allowed)?.version, "2025-06-18");
+   * assert.equal(registry.negotiate("1999-01-01", allowed)?.version, "2025-11-25");
+   * assert.equal(registry.negotiate("2026-07-28", allowed)?.version, "2025-11-25");
+   * assert.equal(registry.negotiate("2025-11-25", ["2026-07-28"]), undefined);
    * ```
    */
   negotiate(requested: unknown, allowed: readonly string[]): Dialect | undefined {

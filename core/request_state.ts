@@ -38,6 +38,12 @@ export interface RequestStatePayload {
   answers: Record<string, unknown>;
   /** How many rounds asked for input so far. */
   round: number;
+  /**
+   * The principal of the caller the state was sealed for (`principalOf` its
+   * auth info); absent for an unauthenticated caller. Only that principal's
+   * retry opens it.
+   */
+  principal?: string;
 }
 
 const encoder = new TextEncoder();
@@ -250,9 +256,10 @@ export class RequestStateCodec {
    * @example
    * ```ts
    * import { RequestStateCodec } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const digest = await RequestStateCodec.argumentsDigest({ a: 1, b: [2] });
-   * console.log(digest === await RequestStateCodec.argumentsDigest({ b: [2], a: 1 })); // true
-   * console.log(await RequestStateCodec.argumentsDigest(undefined) === await RequestStateCodec.argumentsDigest({})); // true
+   * assert.equal(digest === await RequestStateCodec.argumentsDigest({ b: [2], a: 1 }), true);
+   * assert.equal(await RequestStateCodec.argumentsDigest(undefined) === await RequestStateCodec.argumentsDigest({}), true);
    * ```
    */
   static async argumentsDigest(args: unknown): Promise<string> {
@@ -271,6 +278,7 @@ export class RequestStateCodec {
    * @example
    * ```ts
    * import { RequestStateCodec } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const codec = new RequestStateCodec();
    * const state = await codec.seal({
    *   method: "prompts/get",
@@ -279,7 +287,7 @@ export class RequestStateCodec {
    *   answers: { elicitation_1: { action: "decline" } },
    *   round: 1,
    * });
-   * console.log(state.split(".").length); // 2
+   * assert.equal(state.split(".").length, 2);
    * ```
    */
   async seal(payload: RequestStatePayload): Promise<string> {
@@ -299,21 +307,24 @@ export class RequestStateCodec {
    * @param target The tool or prompt name, or resource URI, of the retry.
    * @param argumentsDigest {@link RequestStateCodec.argumentsDigest} of the
    * retry's arguments (`""` for a method without arguments).
+   * @param principal The retrying caller's principal (`undefined`: none).
    * @returns The payload.
    * @throws {McpError} `-32602` when the state was tampered with, has expired,
-   * or belongs to another method, target or arguments.
+   * belongs to another method, target or arguments, or was sealed for
+   * another principal (answered as a tampered state: "integrity check failed").
    *
    * @example
    * ```ts
    * import { McpError, RequestStateCodec } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const codec = new RequestStateCodec();
    * const digest = await RequestStateCodec.argumentsDigest({ city: "Oslo" });
    * const payload = { method: "tools/call", target: "forecast", argumentsDigest: digest };
    * const state = await codec.seal({ ...payload, answers: {}, round: 2 });
-   * console.log((await codec.open(state, "tools/call", "forecast", digest)).round); // 2
+   * assert.equal((await codec.open(state, "tools/call", "forecast", digest)).round, 2);
    * const other = await RequestStateCodec.argumentsDigest({ city: "Rome" });
    * await codec.open(state, "tools/call", "forecast", other).catch((e: McpError) => {
-   *   console.log(e.code); // -32602
+   *   assert.equal(e.code, -32602);
    * });
    * ```
    */
@@ -322,6 +333,7 @@ export class RequestStateCodec {
     method: string,
     target: string,
     argumentsDigest = "",
+    principal?: string,
   ): Promise<RequestStatePayload> {
     const [bodyText, signatureText, extra] = state.split(".");
     let body: Uint8Array, signature: Uint8Array;
@@ -334,6 +346,8 @@ export class RequestStateCodec {
     }
     if (!await this.#verify(signature, body)) throw integrityError();
     const payload = JSON.parse(decoder.decode(body)) as RequestStatePayload & { expiresAt: number };
+    // Another caller's state is refused like a forged one: nothing about it is told.
+    if (payload.principal !== principal) throw integrityError();
     if (
       payload.method !== method || payload.target !== target ||
       (payload.argumentsDigest ?? "") !== argumentsDigest
@@ -349,6 +363,7 @@ export class RequestStateCodec {
       argumentsDigest: payload.argumentsDigest ?? "",
       answers: payload.answers ?? {},
       round: payload.round ?? 0,
+      ...(principal === undefined ? {} : { principal }),
     };
   }
 

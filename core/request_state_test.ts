@@ -88,3 +88,22 @@ Deno.test("a state no known key opens reloads the keys, at most once a second", 
   await assert.rejects(codec.open(forged, "tools/call", "greet"), McpError);
   assert.equal(reloads, 1, "a forged state cannot make every request reload");
 });
+
+Deno.test("a state sealed for a principal opens for that principal only, refused like a forged one", async () => {
+  const codec = new RequestStateCodec();
+  const forAda = await codec.seal({ ...payload, principal: "ada" });
+  assert.deepEqual(await codec.open(forAda, "tools/call", "greet", "", "ada"), {
+    ...payload,
+    principal: "ada",
+  });
+  for (const other of ["eve", undefined]) {
+    await assert.rejects(
+      codec.open(forAda, "tools/call", "greet", "", other),
+      (error: McpError) =>
+        error.code === -32602 && error.message === "requestState integrity check failed",
+    );
+  }
+  // An anonymous caller's state does not open for an authenticated one.
+  const anonymous = await codec.seal(payload);
+  await assert.rejects(codec.open(anonymous, "tools/call", "greet", "", "ada"), McpError);
+});

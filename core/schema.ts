@@ -10,9 +10,10 @@
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const params = s.object({ name: s.string(), arguments: s.optional(s.record(s.unknown())) });
- * console.log(s.validate(params, { name: "echo" }).ok); // true
- * console.log(s.validate(params, { name: 1 }).ok); // false
+ * assert.equal(s.validate(params, { name: "echo" }).ok, true);
+ * assert.equal(s.validate(params, { name: 1 }).ok, false);
  * ```
  *
  * @module
@@ -51,8 +52,9 @@ export interface Issue {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const schema: s.Schema<string> = s.string();
- * console.log(schema.kind); // string
+ * assert.equal(schema.kind, "string");
  * ```
  */
 export interface Schema<T = unknown> {
@@ -83,8 +85,10 @@ export type Infer<S> = S extends Schema<infer T> ? T : never;
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const result: s.ValidationResult<string> = s.validate(s.string(), "x");
- * if (result.ok) console.log(result.value);
+ * assert(result.ok);
+ * assert.equal(result.value, "x");
  * ```
  */
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
@@ -99,8 +103,10 @@ export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: 
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const result = s.validate(s.integer({ minimum: 0 }), -1);
- * if (!result.ok) console.log(s.formatIssues(result.issues)); // "must be >= 0"
+ * assert(!result.ok);
+ * assert.equal(s.formatIssues(result.issues), "must be >= 0");
  * ```
  */
 export function validate<T>(schema: Schema<T>, value: unknown): ValidationResult<T> {
@@ -118,7 +124,11 @@ export function validate<T>(schema: Schema<T>, value: unknown): ValidationResult
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.formatIssues([{ path: ["a", 0], message: "expected a string" }])); // a.0: expected a string
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   s.formatIssues([{ path: ["a", 0], message: "expected a string" }]),
+ *   "a.0: expected a string",
+ * );
  * ```
  */
 export function formatIssues(issues: readonly Issue[]): string {
@@ -163,7 +173,8 @@ function schema<T>(kind: string, check: Schema<T>["check"]): Schema<T> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.unknown(), undefined).ok); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.unknown(), undefined).ok, true);
  * ```
  */
 export function unknown(): Schema<unknown> {
@@ -176,8 +187,9 @@ export function unknown(): Schema<unknown> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const options: s.StringOptions = { minLength: 1, maxLength: 64 };
- * console.log(s.validate(s.string(options), "ok").ok); // true
+ * assert.equal(s.validate(s.string(options), "ok").ok, true);
  * ```
  */
 export interface StringOptions {
@@ -198,7 +210,8 @@ export interface StringOptions {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.string({ minLength: 1 }), "").ok); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.string({ minLength: 1 }), "").ok, false);
  * ```
  */
 export function string(options: StringOptions = {}): Schema<string> {
@@ -222,8 +235,9 @@ export function string(options: StringOptions = {}): Schema<string> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const options: s.NumberOptions = { minimum: 0, maximum: 100 };
- * console.log(s.validate(s.integer(options), 101).ok); // false
+ * assert.equal(s.validate(s.integer(options), 101).ok, false);
  * ```
  */
 export interface NumberOptions {
@@ -257,7 +271,8 @@ function numeric(kind: "number" | "integer", options: NumberOptions): Schema<num
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.number({ maximum: 1 }), 0.5).ok); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.number({ maximum: 1 }), 0.5).ok, true);
  * ```
  */
 export function number(options: NumberOptions = {}): Schema<number> {
@@ -273,7 +288,8 @@ export function number(options: NumberOptions = {}): Schema<number> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.integer(), 1.5).ok); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.integer(), 1.5).ok, false);
  * ```
  */
 export function integer(options: NumberOptions = {}): Schema<number> {
@@ -288,7 +304,8 @@ export function integer(options: NumberOptions = {}): Schema<number> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.boolean(), "true").ok); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.boolean(), "true").ok, false);
  * ```
  */
 export function boolean(): Schema<boolean> {
@@ -308,7 +325,8 @@ export function boolean(): Schema<boolean> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.literal("text"), "text").ok); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.literal("text"), "text").ok, true);
  * ```
  */
 export function literal<const T extends string | number | boolean | null>(expected: T): Schema<T> {
@@ -328,7 +346,8 @@ export function literal<const T extends string | number | boolean | null>(expect
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.enumeration(["user", "assistant"]), "system").ok); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.enumeration(["user", "assistant"]), "system").ok, false);
  * ```
  */
 export function enumeration<const T extends string>(values: readonly T[]): Schema<T> {
@@ -346,8 +365,9 @@ export function enumeration<const T extends string>(values: readonly T[]): Schem
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const options: s.ArrayOptions = { minItems: 1 };
- * console.log(s.validate(s.array(s.string(), options), []).ok); // false
+ * assert.equal(s.validate(s.array(s.string(), options), []).ok, false);
  * ```
  */
 export interface ArrayOptions {
@@ -365,7 +385,8 @@ export interface ArrayOptions {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.array(s.string()), ["a", 2]).ok); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.array(s.string()), ["a", 2]).ok, false);
  * ```
  */
 export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[]> {
@@ -390,7 +411,8 @@ export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.record(s.number()), { a: 1, b: "2" }).ok); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.record(s.number()), { a: 1, b: "2" }).ok, false);
  * ```
  */
 export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
@@ -411,8 +433,9 @@ export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const cursor: s.OptionalSchema<string> = s.optional(s.string());
- * console.log(s.validate(s.object({ cursor }), {}).ok); // true
+ * assert.equal(s.validate(s.object({ cursor }), {}).ok, true);
  * ```
  */
 export interface OptionalSchema<T> extends Schema<T | undefined> {
@@ -432,8 +455,9 @@ export interface OptionalSchema<T> extends Schema<T | undefined> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const schema = s.object({ cursor: s.optional(s.string()) });
- * console.log(s.validate(schema, {}).ok); // true
+ * assert.equal(s.validate(schema, {}).ok, true);
  * ```
  */
 export function optional<T>(inner: Schema<T>): OptionalSchema<T> {
@@ -453,8 +477,9 @@ export function optional<T>(inner: Schema<T>): OptionalSchema<T> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const shape: s.Shape = { name: s.string(), cursor: s.optional(s.string()) };
- * console.log(Object.keys(s.object(shape).shape)); // ["name", "cursor"]
+ * assert.deepEqual(Object.keys(s.object(shape).shape), ["name", "cursor"]);
  * ```
  */
 export type Shape = Record<string, Schema<unknown>>;
@@ -493,8 +518,9 @@ export type ObjectOf<S extends Shape> =
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const tool: s.ObjectSchema<{ name: s.Schema<string> }> = s.object({ name: s.string() });
- * console.log(Object.keys(tool.shape)); // ["name"]
+ * assert.deepEqual(Object.keys(tool.shape), ["name"]);
  * ```
  */
 export interface ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>> {
@@ -544,8 +570,9 @@ function objectSchema<S extends Shape>(shape: S, strict: boolean): ObjectSchema<
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const schema = s.object({ uri: s.string() });
- * console.log(s.validate(schema, { uri: "file:///a", extra: 1 }).ok); // true
+ * assert.equal(s.validate(schema, { uri: "file:///a", extra: 1 }).ok, true);
  * ```
  */
 export function object<S extends Shape>(shape: S): ObjectSchema<S> {
@@ -561,7 +588,8 @@ export function object<S extends Shape>(shape: S): ObjectSchema<S> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.strictObject({}), { resultType: "complete" }).ok); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.strictObject({}), { resultType: "complete" }).ok, false);
  * ```
  */
 export function strictObject<S extends Shape>(shape: S): ObjectSchema<S> {
@@ -579,9 +607,10 @@ export function strictObject<S extends Shape>(shape: S): ObjectSchema<S> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const base = s.object({ name: s.string() });
  * const withTitle = s.extend(base, { title: s.optional(s.string()) });
- * console.log(Object.keys(withTitle.shape)); // ["name", "title"]
+ * assert.deepEqual(Object.keys(withTitle.shape), ["name", "title"]);
  * ```
  */
 export function extend<S extends Shape, E extends Shape>(
@@ -600,8 +629,9 @@ export function extend<S extends Shape, E extends Shape>(
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const id = s.union([s.string(), s.integer()]);
- * console.log(s.validate(id, 3).ok); // true
+ * assert.equal(s.validate(id, 3).ok, true);
  * ```
  */
 export function union<T extends readonly Schema<unknown>[]>(
@@ -630,10 +660,11 @@ export function union<T extends readonly Schema<unknown>[]>(
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const content = s.discriminated("type", {
  *   text: s.object({ type: s.literal("text"), text: s.string() }),
  * });
- * console.log(s.validate(content, { type: "image" }).ok); // false
+ * assert.equal(s.validate(content, { type: "image" }).ok, false);
  * ```
  */
 export function discriminated<V extends Record<string, Schema<unknown>>>(
@@ -670,7 +701,8 @@ export function discriminated<V extends Record<string, Schema<unknown>>>(
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * console.log(s.validate(s.nullable(s.number()), null).ok); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(s.validate(s.nullable(s.number()), null).ok, true);
  * ```
  */
 export function nullable<T>(inner: Schema<T>): Schema<T | null> {
@@ -688,9 +720,10 @@ export function nullable<T>(inner: Schema<T>): Schema<T | null> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * type Tree = { children?: Tree[] };
  * const tree: s.Schema<Tree> = s.lazy(() => s.object({ children: s.optional(s.array(tree)) }));
- * console.log(s.validate(tree, { children: [{}] }).ok); // true
+ * assert.equal(s.validate(tree, { children: [{}] }).ok, true);
  * ```
  */
 export function lazy<T>(build: () => Schema<T>): Schema<T> {
@@ -712,8 +745,9 @@ export function lazy<T>(build: () => Schema<T>): Schema<T> {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
  * const even = s.refine(s.integer(), (n) => (n % 2 === 0 ? undefined : "must be even"));
- * console.log(s.validate(even, 3).ok); // false
+ * assert.equal(s.validate(even, 3).ok, false);
  * ```
  */
 export function refine<T>(base: Schema<T>, refine: (value: T) => string | undefined): Schema<T> {

@@ -8,6 +8,7 @@
 import type { CacheHint } from "./dialect.ts";
 import type { Frame } from "./frame.ts";
 import type { JsonSchema, StandardSchemaV1 } from "./json_schema.ts";
+import type { InferOutput, InferSchema, PromptArgs, UriVariables } from "./infer.ts";
 import type { JsonRpcNotification, JsonRpcRequest } from "./json_rpc.ts";
 import type { Middleware } from "./middleware.ts";
 import { Notifier } from "./notifier.ts";
@@ -28,6 +29,7 @@ import type {
 } from "./types.ts";
 import { UriTemplate } from "./uri_template.ts";
 import { pick } from "./route.ts";
+import { prepareTools } from "./tools.ts";
 
 /**
  * What a handler may return or resolve to.
@@ -35,16 +37,50 @@ import { pick } from "./route.ts";
  * @example
  * ```ts
  * import type { Awaitable } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const now: Awaitable<string> = "at once";
  * const later: Awaitable<string> = Promise.resolve("later");
- * console.log(now, await later); // at once later
+ * assert.equal(now, "at once");
+ * assert.equal(await later, "later");
  * ```
  */
 export type Awaitable<T> = T | Promise<T>;
 
 /**
+ * A schema a tool may declare: a JSON Schema object or a Standard Schema
+ * (zod 4, valibot 1, arktype 2…).
+ *
+ * @example
+ * ```ts
+ * import type { ToolSchema } from "@anubis/core";
+ * const schema: ToolSchema = { type: "object", properties: { city: { type: "string" } } };
+ * if (!("properties" in schema)) throw new Error("unexpected");
+ * ```
+ */
+export type ToolSchema = JsonSchema | StandardSchemaV1;
+
+/**
+ * What a tool handler returns: a `CallToolResult` whose `structuredContent`
+ * has the type its `outputSchema` describes.
+ *
+ * @example
+ * ```ts
+ * import type { ToolResult } from "@anubis/core";
+ * const result: ToolResult<{ celsius: number }> = {
+ *   content: [{ type: "text", text: "21" }],
+ *   structuredContent: { celsius: 21 },
+ * };
+ * if (result.structuredContent?.celsius !== 21) throw new Error("unexpected");
+ * ```
+ */
+export type ToolResult<Output = unknown> = CallToolResult & { structuredContent?: Output };
+
+/**
  * A tool. `inputSchema` is a JSON Schema or a Standard Schema (zod, valibot,
  * arktype…); arguments are validated against it before the handler runs.
+ * `Args` is the handler's argument type and `Output` the type of its
+ * `structuredContent`; written inline in `defineServer` or `defineTool`,
+ * both are inferred from the schemas (see {@link TypedTool}).
  *
  * @example
  * ```ts
@@ -57,7 +93,7 @@ export type Awaitable<T> = T | Promise<T>;
  * };
  * ```
  */
-export interface ToolDefinition<Args = Record<string, unknown>> {
+export interface ToolDefinition<Args = Record<string, unknown>, Output = unknown> {
   /** The tool name (1–128 of `A-Z a-z 0-9 _ - . /`). */
   name: string;
   /**
@@ -71,9 +107,9 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** What the tool does. */
   description?: string;
   /** The arguments schema; defaults to an empty object schema. */
-  inputSchema?: JsonSchema | StandardSchemaV1<Args>;
+  inputSchema?: ToolSchema;
   /** The schema `structuredContent` must match. */
-  outputSchema?: JsonSchema | StandardSchemaV1;
+  outputSchema?: ToolSchema;
   /** Behaviour hints. */
   annotations?: {
     title?: string;
@@ -91,13 +127,42 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * `McpError` for a protocol error, anything else becomes an `isError`
    * result. Without a handler, `handleToolCall` of the server is called.
    */
-  handler?: (args: Args, frame: Frame) => Awaitable<CallToolResult | string>;
+  handler?: (args: Args, frame: Frame) => Awaitable<ToolResult<Output> | string>;
 }
 
 /**
- * Types a tool defined on its own (in another module, or in a list) with its
- * arguments inferred from the handler, ready for `tools` of `defineServer`.
- * It returns the tool unchanged.
+ * A tool as written inline: its handler's arguments are what `inputSchema`
+ * validates to and its `structuredContent` what `outputSchema` describes
+ * (zod 4, valibot 1, arktype 2, or a JSON Schema literal), so the handler
+ * needs no annotation and one that contradicts the schema is a type error.
+ *
+ * @example
+ * ```ts
+ * import type { TypedTool } from "@anubis/core";
+ * const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const;
+ * const forecast: TypedTool<typeof schema> = {
+ *   name: "forecast",
+ *   inputSchema: schema,
+ *   handler: ({ city }) => `Sunny in ${city}`,
+ * };
+ * if (forecast.handler?.({ city: "Oslo" }, undefined as never) !== "Sunny in Oslo") {
+ *   throw new Error("unexpected");
+ * }
+ * ```
+ */
+export type TypedTool<Input = undefined, Output = undefined> =
+  & Omit<
+    ToolDefinition<NoInfer<InferSchema<Input>>, NoInfer<InferOutput<Output>>>,
+    "inputSchema" | "outputSchema"
+  >
+  & { inputSchema?: Input; outputSchema?: Output };
+
+/**
+ * Types a tool defined on its own (in another module, or in a list): its
+ * handler's arguments are inferred from `inputSchema` and its
+ * `structuredContent` from `outputSchema` (see {@link TypedTool}), or taken
+ * from the handler's annotation when the schema says nothing. It returns the
+ * tool unchanged, ready for `tools` of `defineServer`.
  *
  * @param tool The tool.
  * @returns The same tool, typed for a server's tool list.
@@ -105,17 +170,21 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
  * @example
  * ```ts
  * import { defineServer, defineTool } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const echo = defineTool({
  *   name: "echo",
  *   description: "Echoes its input",
  *   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
- *   handler: ({ text }: { text: string }) => text,
+ *   handler: ({ text }) => text.toUpperCase(),
  * });
  * const server = defineServer({ name: "s", version: "1.0.0", tools: [echo] });
- * console.log(server.tools.has("echo")); // true
+ * assert.equal(server.tools.has("echo"), true);
  * ```
  */
-export function defineTool<Args>(tool: ToolDefinition<Args>): ToolDefinition<never> {
+export function defineTool<
+  const Input extends ToolSchema | undefined = undefined,
+  const Output extends ToolSchema | undefined = undefined,
+>(tool: TypedTool<Input, Output>): ToolDefinition<never> {
   return tool as unknown as ToolDefinition<never>;
 }
 
@@ -166,7 +235,7 @@ export interface PromptDefinition {
   /** What the prompt is for. */
   description?: string;
   /** Its arguments. */
-  arguments?: PromptArgument[];
+  arguments?: readonly PromptArgument[];
   /** Icons. */
   icons?: Icon[];
   /** Extension metadata. */
@@ -179,6 +248,33 @@ export interface PromptDefinition {
 }
 
 /**
+ * A prompt as written inline: its handler's arguments are named by its
+ * `arguments`, required ones as `string`, the others optional.
+ *
+ * @example
+ * ```ts
+ * import type { TypedPrompt } from "@anubis/core";
+ * const greet: TypedPrompt<readonly [{ name: "name"; required: true }]> = {
+ *   name: "greet",
+ *   arguments: [{ name: "name", required: true }],
+ *   handler: ({ name }) => [{ role: "user", content: { type: "text", text: `Greet ${name}` } }],
+ * };
+ * if (greet.arguments?.[0].name !== "name") throw new Error("unexpected");
+ * ```
+ */
+export type TypedPrompt<Arguments = undefined> =
+  & Omit<PromptDefinition, "arguments" | "handler">
+  & {
+    /** Its arguments. */
+    arguments?: Arguments & readonly PromptArgument[];
+    /** Builds the messages; without it, `handlePromptGet` of the server is called. */
+    handler?: (
+      args: NoInfer<PromptArgs<Arguments>>,
+      frame: Frame,
+    ) => Awaitable<GetPromptResult | PromptMessage[]>;
+  };
+
+/**
  * What a resource reader may return: a full result, a list of contents, one
  * contents object, or a string (text contents with the resource's URI and
  * media type).
@@ -186,9 +282,11 @@ export interface PromptDefinition {
  * @example
  * ```ts
  * import type { ResourceReadReturn } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const text: ResourceReadReturn = "# Hello";
  * const contents: ResourceReadReturn = { uri: "file:///a.md", mimeType: "text/markdown", text: "# A" };
- * console.log(typeof text, Array.isArray(contents)); // string false
+ * assert.equal(typeof text, "string");
+ * assert.equal(Array.isArray(contents), false);
  * ```
  */
 export type ResourceReadReturn =
@@ -261,6 +359,36 @@ export interface ResourceTemplateDefinition {
 }
 
 /**
+ * A resource template as written inline: `read` gets the variables its URI
+ * template names (`"notes://{id}"` gives `{ id: string }`).
+ *
+ * @example
+ * ```ts
+ * import type { TypedResourceTemplate } from "@anubis/core";
+ * const note: TypedResourceTemplate<"notes://{id}"> = {
+ *   uriTemplate: "notes://{id}",
+ *   name: "note",
+ *   read: (_uri, { id }) => `Note ${id}`,
+ * };
+ * if (note.read?.("notes://1", { id: "1" }, undefined as never) !== "Note 1") {
+ *   throw new Error("unexpected");
+ * }
+ * ```
+ */
+export type TypedResourceTemplate<Template = string> =
+  & Omit<ResourceTemplateDefinition, "uriTemplate" | "read">
+  & {
+    /** The URI template. */
+    uriTemplate: Template & string;
+    /** Reads a matching resource; without it, `handleResourceRead` of the server is called. */
+    read?: (
+      uri: string,
+      variables: NoInfer<UriVariables<Template>>,
+      frame: Frame,
+    ) => Awaitable<ResourceReadReturn>;
+  };
+
+/**
  * A `completion/complete` request as the `complete` callback sees it.
  *
  * @example
@@ -288,7 +416,8 @@ export interface CompletionRequest {
  * @example
  * ```ts
  * import { NO_REPLY } from "@anubis/core";
- * console.log(typeof NO_REPLY); // symbol
+ * import assert from "node:assert/strict";
+ * assert.equal(typeof NO_REPLY, "symbol");
  * ```
  */
 export const NO_REPLY: unique symbol = Symbol("anubis.noReply");
@@ -301,9 +430,10 @@ export const NO_REPLY: unique symbol = Symbol("anubis.noReply");
  * @example
  * ```ts
  * import { defineServer, type ServerDefinition } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const definition: ServerDefinition = { name: "hello", version: "1.0.0" };
  * const server = defineServer(definition);
- * console.log(server.info.name); // hello
+ * assert.equal(server.info.name, "hello");
  * ```
  */
 export interface ServerDefinition {
@@ -403,6 +533,41 @@ export interface ServerDefinition {
 }
 
 /**
+ * A server definition as written inline in `defineServer`: each tool's
+ * handler arguments typed by its `inputSchema` ({@link TypedTool}; for a
+ * `structuredContent` typed by `outputSchema` too, write the tool with
+ * `defineTool`), each prompt's by its
+ * `arguments` ({@link TypedPrompt}), each resource template's `read` by its
+ * URI template's variables ({@link TypedResourceTemplate}). The type
+ * parameters are inferred, one entry per component.
+ *
+ * @example
+ * ```ts
+ * import { defineServer, type TypedServerDefinition } from "@anubis/core";
+ * const definition: TypedServerDefinition<[undefined], [], []> = {
+ *   name: "s",
+ *   version: "1.0.0",
+ *   tools: [{ name: "ping", handler: () => "pong" }],
+ * };
+ * if (!defineServer(definition).tools.has("ping")) throw new Error("unexpected");
+ * ```
+ */
+export type TypedServerDefinition<
+  Inputs extends readonly unknown[],
+  Args extends readonly unknown[],
+  Templates extends readonly unknown[],
+> =
+  & Omit<ServerDefinition, "tools" | "prompts" | "resourceTemplates">
+  & {
+    /** Tools. */
+    tools?: { [K in keyof Inputs]: TypedTool<Inputs[K], unknown> };
+    /** Prompts. */
+    prompts?: { [K in keyof Args]: TypedPrompt<Args[K]> };
+    /** Resource templates. */
+    resourceTemplates?: { [K in keyof Templates]: TypedResourceTemplate<Templates[K]> };
+  };
+
+/**
  * A defined server: the definition with its components indexed, its notifier
  * and its request-state codec. One instance serves every request.
  *
@@ -453,7 +618,9 @@ function indexBy<T>(items: readonly T[], key: (item: T) => string, kind: string)
  * Validates a server definition and prepares it for serving. Throws a
  * `TypeError` naming the problem for a definition that cannot be served
  * (duplicate names, bad tool names, a component without a handler and no
- * fallback callback, a malformed URI template).
+ * fallback callback, a malformed URI template, a tool schema that cannot be
+ * listed as JSON Schema: every tool's schemas are converted and compiled
+ * here, once).
  *
  * @param definition The server definition.
  * @returns The server, ready for any transport.
@@ -472,7 +639,14 @@ function indexBy<T>(items: readonly T[], key: (item: T) => string, kind: string)
  * });
  * ```
  */
-export function defineServer(definition: ServerDefinition): McpServer {
+export function defineServer<
+  const Inputs extends readonly unknown[],
+  const Args extends readonly unknown[],
+  const Templates extends readonly unknown[],
+>(definition: TypedServerDefinition<Inputs, Args, Templates>): McpServer;
+export function defineServer(typed: object): McpServer {
+  // The typed view is for authoring; serving reads the plain definition.
+  const definition = typed as ServerDefinition;
   if (!definition.name || !definition.version) {
     throw new TypeError("A server needs a name and a version");
   }
@@ -485,6 +659,7 @@ export function defineServer(definition: ServerDefinition): McpServer {
       throw new TypeError(`Tool ${tool.name} has no handler and the server has no handleToolCall`);
     }
   }
+  prepareTools(tools.values());
   const prompts = indexBy(definition.prompts ?? [], (p) => p.name, "prompt");
   for (const prompt of prompts.values()) {
     if (!prompt.handler && !definition.handlePromptGet) {

@@ -89,8 +89,9 @@ interface PendingRequest {
  * @example
  * ```ts
  * import { Session } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const session = new Session({ transport: "stdio" });
- * console.log(session.initialized); // false
+ * assert.equal(session.initialized, false);
  * ```
  */
 export class Session {
@@ -100,9 +101,10 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ id: "b4f1", transport: "http" });
-   * console.log(session.id); // b4f1
-   * console.log(new Session({ transport: "stdio" }).id); // undefined
+   * assert.equal(session.id, "b4f1");
+   * assert.equal(new Session({ transport: "stdio" }).id, undefined);
    * ```
    */
   readonly id?: string;
@@ -112,7 +114,8 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
-   * console.log(new Session({ transport: "stdio" }).transport); // stdio
+   * import assert from "node:assert/strict";
+   * assert.equal(new Session({ transport: "stdio" }).transport, "stdio");
    * ```
    */
   readonly transport: string;
@@ -122,10 +125,13 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * session.onMessage = (message) => console.log("method" in message && message.method);
+   * const heard: string[] = [];
+   * session.onMessage = (message) => void ("method" in message && heard.push(message.method));
    * const changed = { jsonrpc: "2.0" as const, method: "notifications/tools/list_changed" };
-   * await session.onMessage?.(changed, session); // logs "notifications/tools/list_changed"
+   * await session.onMessage?.(changed, session);
+   * assert.deepEqual(heard, ["notifications/tools/list_changed"]);
    * ```
    */
   onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
@@ -135,8 +141,9 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * console.log(session.dialect?.version); // undefined
+   * assert.equal(session.dialect?.version, undefined);
    * ```
    */
   dialect?: Dialect;
@@ -148,12 +155,13 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const info = { name: "inspector", version: "1.0.0" };
    * session.clientInfo = info;
    * info.name = "changed";
-   * console.log(session.clientInfo.name); // inspector
-   * console.log(Object.isFrozen(session.clientInfo)); // true
+   * assert.equal(session.clientInfo.name, "inspector");
+   * assert.equal(Object.isFrozen(session.clientInfo), true);
    * ```
    */
   get clientInfo(): Partial<Implementation> {
@@ -165,12 +173,14 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * session.clientInfo = { name: "inspector", version: "1.0.0" };
    * try {
    *   (session.clientInfo as { name: string }).name = "impostor";
    * } catch (error) {
-   *   console.log(error instanceof TypeError, session.clientInfo.name); // true inspector
+   *   assert.equal(error instanceof TypeError, true);
+   *   assert.equal(session.clientInfo.name, "inspector");
    * }
    * ```
    */
@@ -183,10 +193,11 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * session.clientCapabilities = { roots: { listChanged: true } };
-   * console.log(session.clientCapabilities.roots); // { listChanged: true }
-   * console.log(Object.isFrozen(session.clientCapabilities.roots)); // true
+   * assert.deepEqual(session.clientCapabilities.roots, { listChanged: true });
+   * assert.equal(Object.isFrozen(session.clientCapabilities.roots), true);
    * ```
    */
   get clientCapabilities(): ClientCapabilities {
@@ -199,11 +210,12 @@ export class Session {
    * ```ts
    * import { type ClientCapabilities } from "@anubis/core";
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const declared: ClientCapabilities = { sampling: {} };
    * session.clientCapabilities = declared;
    * declared.roots = {};
-   * console.log(session.clientCapabilities); // { sampling: {} }
+   * assert.deepEqual(session.clientCapabilities, { sampling: {} });
    * ```
    */
   set clientCapabilities(value: ClientCapabilities) {
@@ -215,8 +227,9 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * console.log(session.initialized); // false
+   * assert.equal(session.initialized, false);
    * ```
    */
   initialized = false;
@@ -226,22 +239,42 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * console.log(session.logLevel); // undefined
+   * assert.equal(session.logLevel, undefined);
    * session.logLevel = "warning";
-   * console.log(session.logLevel); // warning
+   * assert.equal(session.logLevel, "warning");
    * ```
    */
   logLevel?: LogLevel;
+  /**
+   * The principal the session is bound to (`principalOf` of the caller that
+   * opened it), when the transport binds sessions (the HTTP transport with
+   * `auth`): kept in the session's record, so an instance that restores the
+   * session binds it too, and a request from another principal finds no
+   * session. `undefined`: not bound.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Session } from "@anubis/core/engine";
+   * const session = new Session({ id: "b4f1", transport: "http" });
+   * assert.equal(session.owner, undefined);
+   * session.owner = "ada";
+   * assert.equal(session.owner, "ada");
+   * ```
+   */
+  owner?: string;
   /**
    * URIs the client subscribed to (made on first use; readers use {@link isSubscribed}).
    *
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * session.subscriptions.add("file:///notes/1");
-   * console.log(session.subscriptions.size); // 1
+   * assert.equal(session.subscriptions.size, 1);
    * ```
    */
   get subscriptions(): Set<string> {
@@ -257,10 +290,11 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * console.log(session.isSubscribed("file:///notes/1")); // false
+   * assert.equal(session.isSubscribed("file:///notes/1"), false);
    * session.subscriptions.add("file:///notes/1");
-   * console.log(session.isSubscribed("file:///notes/1")); // true
+   * assert.equal(session.isSubscribed("file:///notes/1"), true);
    * ```
    */
   isSubscribed(uri: string): boolean {
@@ -275,10 +309,11 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * console.log(session.subscribedUris()); // []
+   * assert.deepEqual(session.subscribedUris(), []);
    * session.subscriptions.add("file:///notes/1");
-   * console.log(session.subscribedUris()); // [ "file:///notes/1" ]
+   * assert.deepEqual(session.subscribedUris(), [ "file:///notes/1" ]);
    * ```
    */
   subscribedUris(): string[] {
@@ -290,9 +325,10 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * session.assigns.value.userId = 7;
-   * console.log(session.assigns.value); // { userId: 7 }
+   * assert.deepEqual(session.assigns.value, { userId: 7 });
    * ```
    */
   get assigns(): { value: Record<string, unknown> } {
@@ -305,8 +341,9 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * console.log(Date.now() - session.lastActivity < 1000); // true
+   * assert.equal(Date.now() - session.lastActivity < 1000, true);
    * ```
    */
   lastActivity: number = Date.now();
@@ -316,10 +353,11 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * console.log(session.closed); // false
+   * assert.equal(session.closed, false);
    * session.close();
-   * console.log(session.closed); // true
+   * assert.equal(session.closed, true);
    * ```
    */
   closed = false;
@@ -356,11 +394,12 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const emit = () => Promise.resolve();
    * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
-   * console.log(session.askedElsewhere("anubis-0123456789abcdef-1")); // true
-   * console.log(session.askedElsewhere(7)); // false: no server issued it
+   * assert.equal(session.askedElsewhere("anubis-0123456789abcdef-1"), true);
+   * assert.equal(session.askedElsewhere(7), false); // no server issued it
    * session.close();
    * await asked.catch(() => {});
    * ```
@@ -376,11 +415,12 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
-   * console.log(session.inflightCount); // 1
+   * assert.equal(session.inflightCount, 1);
    * session.untrack(1, cancellation);
-   * console.log(session.inflightCount); // 0
+   * assert.equal(session.inflightCount, 0);
    * ```
    */
   get inflightCount(): number {
@@ -397,10 +437,11 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track("req-1");
    * session.cancel("req-1", "user pressed stop");
-   * console.log(cancellation.signal.reason); // user pressed stop
+   * assert.equal(cancellation.signal.reason, "user pressed stop");
    * session.untrack("req-1", cancellation);
    * ```
    */
@@ -418,11 +459,13 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * session.untrack(1, cancellation);
    * session.cancel(1); // no longer tracked: ignored
-   * console.log(cancellation.aborted, session.inflightCount); // false 0
+   * assert.equal(cancellation.aborted, false);
+   * assert.equal(session.inflightCount, 0);
    * ```
    */
   untrack(id: RequestId, cancellation: Cancellation): void {
@@ -438,12 +481,14 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * session.cancel(2); // unknown: ignored
-   * console.log(cancellation.aborted); // false
+   * assert.equal(cancellation.aborted, false);
    * session.cancel(1);
-   * console.log(cancellation.aborted, cancellation.signal.reason); // true cancelled
+   * assert.equal(cancellation.aborted, true);
+   * assert.equal(cancellation.signal.reason, "cancelled");
    * session.untrack(1, cancellation);
    * ```
    */
@@ -467,13 +512,14 @@ export class Session {
    * ```ts
    * import { type JsonRpcRequest } from "@anubis/core";
    * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const sent: JsonRpcMessage[] = [];
    * const emit = (message: JsonRpcMessage) => Promise.resolve(void sent.push(message));
    * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
    * const { id } = sent[0] as JsonRpcRequest;
    * session.resolve({ jsonrpc: "2.0", id, result: { roots: [] } });
-   * console.log(await asked); // { roots: [] }
+   * assert.deepEqual(await asked, { roots: [] });
    * ```
    */
   request(
@@ -545,6 +591,7 @@ export class Session {
    * ```ts
    * import { type JsonRpcRequest } from "@anubis/core";
    * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const sent: JsonRpcRequest[] = [];
    * const emit = (message: JsonRpcMessage) => {
@@ -552,10 +599,10 @@ export class Session {
    *   return Promise.resolve();
    * };
    * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
-   * console.log(session.resolve({ jsonrpc: "2.0", id: "unknown", result: {} })); // false
+   * assert.equal(session.resolve({ jsonrpc: "2.0", id: "unknown", result: {} }), false);
    * const { id } = sent[0];
-   * console.log(session.resolve({ jsonrpc: "2.0", id, error: { code: -1, message: "Rejected" } })); // true
-   * await asked.catch((error) => console.log(error.message)); // Rejected
+   * assert.equal(session.resolve({ jsonrpc: "2.0", id, error: { code: -1, message: "Rejected" } }), true);
+   * await assert.rejects(asked, { message: "Rejected" });
    * ```
    */
   resolve(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean {
@@ -588,13 +635,14 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const cancellation = session.track(1);
    * const emit = () => Promise.resolve();
    * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
    * session.close();
-   * console.log(cancellation.signal.reason); // session closed
-   * await asked.catch((error) => console.log(error.message)); // Session closed
+   * assert.equal(cancellation.signal.reason, "session closed");
+   * await assert.rejects(asked, { message: "Session closed" });
    * ```
    */
   close(): void {

@@ -19,12 +19,11 @@ import type { JsonObject } from "./types.ts";
  * @example
  * ```ts
  * import { assertJsonSafe } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * assertJsonSafe({ userId: 7, tags: ["a"] }, "assigns");
- * try {
- *   assertJsonSafe({ db: new Map() }, "assigns");
- * } catch (error) {
- *   console.log((error as Error).message); // assigns.db is not JSON-safe (a Map)
- * }
+ * assert.throws(() => assertJsonSafe({ db: new Map() }, "assigns"), {
+ *   message: "assigns.db is not JSON-safe (a Map)",
+ * });
  * ```
  */
 export function assertJsonSafe(value: unknown, path: string): void {
@@ -65,11 +64,12 @@ export function assertJsonSafe(value: unknown, path: string): void {
  * @example
  * ```ts
  * import { Session, sessionRecord } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
  * const session = new Session({ id: "s1", transport: "http" });
  * try {
  *   sessionRecord(session);
  * } catch (error) {
- *   console.log((error as Error).message); // Session s1 is not initialized
+ *   assert.equal((error as Error).message, "Session s1 is not initialized");
  * }
  * ```
  */
@@ -96,5 +96,6 @@ export function sessionRecord(
     updatedAt: Date.now(),
   };
   if (session.logLevel) record.logLevel = session.logLevel;
+  if (session.owner !== undefined) record.owner = session.owner;
   return record;
 }

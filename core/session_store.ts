@@ -43,6 +43,8 @@ export interface SessionRecord {
   logLevel?: LogLevel;
   /** URIs subscribed with `resources/subscribe`. */
   subscriptions: string[];
+  /** The principal the session is bound to, if any (see `Session.owner`). */
+  owner?: string;
   /** The frame's assigns after `serializeAssigns`. */
   assigns: JsonObject;
   /** When the record was last written (ms since the epoch). */
@@ -56,6 +58,7 @@ export interface SessionRecord {
  * @example
  * ```ts
  * import type { SessionRecord, SessionStore } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * class MapSessionStore implements SessionStore {
  *   #records = new Map<string, { record: SessionRecord; expiresAt: number }>();
  *   save(record: SessionRecord, ttlMs: number): Promise<void> {
@@ -76,7 +79,7 @@ export interface SessionRecord {
  *     return Promise.resolve();
  *   }
  * }
- * console.log(await new MapSessionStore().load("nope")); // undefined
+ * assert.equal(await new MapSessionStore().load("nope"), undefined);
  * ```
  */
 export interface SessionStore {

@@ -55,6 +55,7 @@ export class SubscriptionHub {
   readonly #maxListeners: number;
   readonly #stop: () => void;
 
+  readonly #notifier: Notifier;
   /**
    * Subscribes to a server's notifier.
    *
@@ -65,6 +66,7 @@ export class SubscriptionHub {
   constructor(notifier: Notifier, capabilities: ServerCapabilities, maxListeners: number) {
     this.#capabilities = capabilities;
     this.#maxListeners = maxListeners;
+    this.#notifier = notifier;
     this.#stop = notifier.subscribe((event, skip) => this.#deliver(event, skip));
   }
 
@@ -148,7 +150,9 @@ export class SubscriptionHub {
       const wanted = sessionWantsChange(event, caps, (uri) => session.isSubscribed(uri));
       if (!wanted || (session.id !== undefined && skip?.has(session.id))) continue;
       if (session.id !== undefined) served.push(session.id);
-      Promise.resolve(session.onMessage(message, session)).catch(() => {});
+      const sent = Promise.resolve(session.onMessage(message, session)).catch(() => {});
+      // Across instances, the session's stream records it before the raiser answers.
+      this.#notifier.track(sent);
     }
     return served;
   }

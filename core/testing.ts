@@ -14,6 +14,8 @@
  */
 
 import assert from "node:assert/strict";
+
+export { connect, type ConnectOptions, type TestClient } from "./test_client.ts";
 import type { EventStore } from "./event_store.ts";
 import type { SessionRecord, SessionStore } from "./session_store.ts";
 
@@ -87,8 +89,9 @@ function cases<S>(
  * @example
  * ```ts
  * import { eventStoreContract } from "@anubis/core/testing";
+ * import assert from "node:assert/strict";
  * const cases = eventStoreContract(() => ({ store: null as never }));
- * console.log(cases.length > 5); // true
+ * assert.equal(cases.length > 5, true);
  * ```
  */
 export function eventStoreContract(make: StoreFactory<EventStore>): ContractCase[] {
@@ -173,8 +176,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * @example
  * ```ts
  * import { sessionStoreContract } from "@anubis/core/testing";
+ * import assert from "node:assert/strict";
  * const cases = sessionStoreContract(() => ({ store: null as never }));
- * console.log(cases.length > 3); // true
+ * assert.equal(cases.length > 3, true);
  * ```
  */
 export function sessionStoreContract(make: StoreFactory<SessionStore>): ContractCase[] {

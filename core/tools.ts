@@ -10,6 +10,7 @@ import type { Frame } from "./frame.ts";
 import { andThen } from "./awaitable.ts";
 import {
   compileValidator,
+  isStandardSchema,
   type JsonSchema,
   toJsonSchema,
   type Validation,
@@ -19,9 +20,11 @@ import { paginate } from "./pagination.ts";
 import { pick, type Route } from "./route.ts";
 import type { Awaitable, McpServer, ToolDefinition } from "./server.ts";
 import type { CallToolResult } from "./types.ts";
+import type { StandardSchemaV1 } from "./json_schema.ts";
 
 interface CompiledTool {
-  wire: Record<string, unknown>;
+  // A promise while a library's JSON Schema converter loads (valibot).
+  wire: Record<string, unknown> | Promise<Record<string, unknown>>;
   validateInput: Validator;
   validateOutput?: Validator;
 }
@@ -37,17 +40,65 @@ function compile(tool: ToolDefinition<never>): CompiledTool {
   let entry = compiled.get(tool);
   if (entry) return entry;
   const wire = pick(tool, WIRE_KEYS);
-  wire.inputSchema = tool.inputSchema
-    ? objectSchema(toJsonSchema(tool.inputSchema))
-    : EMPTY_OBJECT_SCHEMA;
-  if (tool.outputSchema) wire.outputSchema = toJsonSchema(tool.outputSchema);
+  const input = tool.inputSchema ? describe(tool.inputSchema) : EMPTY_OBJECT_SCHEMA;
+  const output = tool.outputSchema ? describe(tool.outputSchema) : undefined;
+  const finish = (input: JsonSchema, output: JsonSchema | undefined) => {
+    wire.inputSchema = objectSchema(input);
+    if (output) wire.outputSchema = output;
+    return wire;
+  };
   entry = {
-    wire,
+    wire: input instanceof Promise || output instanceof Promise
+      ? Promise.all([input, output]).then(([i, o]) => finish(i, o))
+      : finish(input, output),
     validateInput: tool.inputSchema ? compileValidator(tool.inputSchema) : acceptObject,
     validateOutput: tool.outputSchema ? compileValidator(tool.outputSchema) : undefined,
   };
   compiled.set(tool, entry);
   return entry;
+}
+
+type ValibotConverter = (schema: unknown, config: { target: string }) => JsonSchema;
+let valibotConverter: Promise<ValibotConverter> | undefined;
+
+/**
+ * The JSON Schema a tool lists for a schema: its own (JSON Schema, or a
+ * Standard Schema with Standard JSON Schema: zod 4, arktype 2), or valibot's
+ * from `@valibot/to-json-schema`, loaded the first time a valibot schema
+ * needs it. Throws a TypeError for a schema nothing can describe.
+ */
+function describe(schema: JsonSchema | StandardSchemaV1): JsonSchema | Promise<JsonSchema> {
+  if (
+    isStandardSchema(schema) && !schema["~standard"].jsonSchema &&
+    schema["~standard"].vendor === "valibot"
+  ) {
+    valibotConverter ??= import("@valibot/to-json-schema").then((m) =>
+      m.toJsonSchema as unknown as ValibotConverter
+    );
+    return valibotConverter.then((convert) => convert(schema, { target: "draft-2020-12" }));
+  }
+  return toJsonSchema(schema);
+}
+
+/**
+ * Compiles every tool of a server when it is defined (the listed JSON
+ * Schemas, the validators), so a schema it cannot serve fails there.
+ *
+ * @throws {TypeError} Naming the tool, for a schema it cannot serve.
+ */
+export function prepareTools(tools: Iterable<ToolDefinition<never>>): void {
+  for (const tool of tools) {
+    let entry: CompiledTool;
+    try {
+      entry = compile(tool);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new TypeError(`Tool ${tool.name} cannot be served: ${reason}`);
+    }
+    // A converter that fails to load is reported when the tools are listed;
+    // here it must not become an unhandled rejection.
+    if (entry.wire instanceof Promise) entry.wire.catch(() => {});
+  }
 }
 
 // Every version's Tool.inputSchema requires `type: "object"`; a schema that
@@ -117,7 +168,10 @@ export async function listTools(route: Route): Promise<Record<string, unknown>> 
     route.params.cursor as string | undefined,
     route.server.definition.pageSize,
   );
-  const result: Record<string, unknown> = { tools: page.items.map((t) => compile(t).wire) };
+  const wires = page.items.map((t) => compile(t).wire);
+  const result: Record<string, unknown> = {
+    tools: wires.some((w) => w instanceof Promise) ? await Promise.all(wires) : wires,
+  };
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return result;
 }

@@ -435,7 +435,8 @@ export type LogLevel =
  * @example
  * ```ts
  * import { LOG_LEVELS } from "@anubis/core/engine";
- * console.log(LOG_LEVELS.indexOf("error") > LOG_LEVELS.indexOf("info")); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(LOG_LEVELS.indexOf("error") > LOG_LEVELS.indexOf("info"), true);
  * ```
  */
 export const LOG_LEVELS: readonly LogLevel[] = [

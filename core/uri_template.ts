@@ -13,9 +13,10 @@ type Part = { literal: string } | { name: string; operator: "" | "+" | "#" };
  * @example
  * ```ts
  * import { UriTemplate } from "@anubis/core";
+ * import assert from "node:assert/strict";
  * const template = new UriTemplate("test://template/{id}/data");
- * console.log(template.match("test://template/123/data")); // { id: "123" }
- * console.log(template.expand({ id: "a b" })); // test://template/a%20b/data
+ * assert.deepEqual(template.match("test://template/123/data"), { id: "123" });
+ * assert.equal(template.expand({ id: "a b" }), "test://template/a%20b/data");
  * ```
  */
 export class UriTemplate {
@@ -25,7 +26,8 @@ export class UriTemplate {
    * @example
    * ```ts
    * import { UriTemplate } from "@anubis/core";
-   * console.log(new UriTemplate("notes://{id}").template); // notes://{id}
+   * import assert from "node:assert/strict";
+   * assert.equal(new UriTemplate("notes://{id}").template, "notes://{id}");
    * ```
    */
   readonly template: string;
@@ -35,7 +37,8 @@ export class UriTemplate {
    * @example
    * ```ts
    * import { UriTemplate } from "@anubis/core";
-   * console.log(new UriTemplate("files://{+path}{#section}").variables); // [ "path", "section" ]
+   * import assert from "node:assert/strict";
+   * assert.deepEqual(new UriTemplate("files://{+path}{#section}").variables, [ "path", "section" ]);
    * ```
    */
   readonly variables: readonly string[];
@@ -73,10 +76,14 @@ export class UriTemplate {
    * @example
    * ```ts
    * import { UriTemplate } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const template = new UriTemplate("files://{+path}{#section}");
-   * console.log(template.expand({ path: "docs/read me.md", section: "intro" })); // files://docs/read%20me.md#intro
-   * console.log(new UriTemplate("notes://{id}").expand({ id: "a/b" })); // notes://a%2Fb
-   * console.log(new UriTemplate("notes://{id}").expand({})); // notes://
+   * assert.equal(
+   *   template.expand({ path: "docs/read me.md", section: "intro" }),
+   *   "files://docs/read%20me.md#intro",
+   * );
+   * assert.equal(new UriTemplate("notes://{id}").expand({ id: "a/b" }), "notes://a%2Fb");
+   * assert.equal(new UriTemplate("notes://{id}").expand({}), "notes://");
    * ```
    */
   expand(variables: Record<string, string | number | boolean | undefined>): string {
@@ -99,10 +106,11 @@ export class UriTemplate {
    * @example
    * ```ts
    * import { UriTemplate } from "@anubis/core";
+   * import assert from "node:assert/strict";
    * const template = new UriTemplate("notes://{id}");
-   * console.log(template.match("notes://my%20note")); // { id: "my note" }
-   * console.log(template.match("notes://a/b")); // undefined
-   * console.log(new UriTemplate("files://{+path}").match("files://a/b.md")); // { path: "a/b.md" }
+   * assert.deepEqual(template.match("notes://my%20note"), { id: "my note" });
+   * assert.equal(template.match("notes://a/b"), undefined);
+   * assert.deepEqual(new UriTemplate("files://{+path}").match("files://a/b.md"), { path: "a/b.md" });
    * ```
    */
   match(uri: string): Record<string, string> | undefined {

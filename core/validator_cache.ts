@@ -17,9 +17,11 @@ import { compileValidator, type JsonSchema, type Validator } from "./json_schema
  * @example
  * ```ts
  * import { ValidatorCache } from "./validator_cache.ts";
+ * import assert from "node:assert/strict";
  * const cache = new ValidatorCache(2);
  * const a = cache.get({ type: "string" });
- * console.log(cache.get({ type: "string" }) === a, cache.compiles); // true 1
+ * assert.equal(cache.get({ type: "string" }) === a, true);
+ * assert.equal(cache.compiles, 1);
  * ```
  */
 export class ValidatorCache {

@@ -45,7 +45,8 @@ const role = s.enumeration(["user", "assistant"]);
  * ```ts
  * import * as s from "@anubis/core/schema";
  * import { when } from "./component_schemas.ts";
- * console.log(Object.keys(when(false, { title: s.string() }))); // []
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(Object.keys(when(false, { title: s.string() })), []);
  * ```
  */
 export function when(present: boolean, shape: s.Shape): s.Shape {
@@ -60,8 +61,9 @@ const text = s.string();
  * ```ts
  * import * as s from "@anubis/core/schema";
  * import { type ComponentSchemas, componentSchemas } from "./component_schemas.ts";
+ * import assert from "node:assert/strict";
  * const schemas: ComponentSchemas = componentSchemas(new Set(["titles"]));
- * console.log(s.validate(schemas.implementation, { name: "a", version: "1" }).ok); // true
+ * assert.equal(s.validate(schemas.implementation, { name: "a", version: "1" }).ok, true);
  * ```
  */
 export interface ComponentSchemas {
@@ -107,8 +109,9 @@ function objectRootSchema(schemaKey: boolean): s.Schema {
  * ```ts
  * import * as s from "@anubis/core/schema";
  * import { componentSchemas } from "./component_schemas.ts";
+ * import assert from "node:assert/strict";
  * const { contentBlock } = componentSchemas(new Set(["audio"]));
- * console.log(s.validate(contentBlock, { type: "resource_link", uri: "a", name: "a" }).ok); // false
+ * assert.equal(s.validate(contentBlock, { type: "resource_link", uri: "a", name: "a" }).ok, false);
  * ```
  */
 export function componentSchemas(features: ReadonlySet<Feature>): ComponentSchemas {

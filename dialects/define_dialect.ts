@@ -53,7 +53,8 @@ export interface DialectSpec extends
  * @example
  * ```ts
  * import { v2025_11_25 } from "@anubis/dialects";
- * console.log(v2025_11_25.supportsFeature("icons")); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(v2025_11_25.supportsFeature("icons"), true);
  * ```
  */
 export function defineDialect(spec: DialectSpec): Dialect {

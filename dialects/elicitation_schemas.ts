@@ -27,8 +27,9 @@ const choice = s.object({ const: s.string(), title: s.string() });
  * ```ts
  * import * as s from "@anubis/core/schema";
  * import { primitiveSchemaDefinition } from "./elicitation_schemas.ts";
+ * import assert from "node:assert/strict";
  * const field = primitiveSchemaDefinition(new Set(["elicitation"]));
- * console.log(s.validate(field, { type: "string", minLength: "1" }).ok); // false
+ * assert.equal(s.validate(field, { type: "string", minLength: "1" }).ok, false);
  * ```
  */
 export function primitiveSchemaDefinition(features: ReadonlySet<Feature>): s.Schema {

@@ -16,8 +16,10 @@ type Obj = Record<string, unknown>;
  * @example
  * ```ts
  * import { strip } from "./encoding.ts";
+ * import assert from "node:assert/strict";
  * const params = { message: "name?", mode: "form" };
- * console.log(strip(params, ["mode"]), strip(params, ["url"]) === params); // { message: "name?" } true
+ * assert.deepEqual(strip(params, ["mode"]), { message: "name?" });
+ * assert.equal(strip(params, ["url"]) === params, true);
  * ```
  */
 export function strip<T extends object>(obj: T, keys: readonly string[]): T {
@@ -49,12 +51,16 @@ function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
  * @example
  * ```ts
  * import { legacyEncoder, type LegacyOmissions } from "./encoding.ts";
+ * import assert from "node:assert/strict";
  * const omit: LegacyOmissions = {
  *   tool: ["title", "icons"], component: [], argument: [], implementation: [], callResult: [],
  *   content: [], annotations: [], resourceLinks: true,
  * };
  * const encode = legacyEncoder(omit);
- * console.log(encode("tools/list", { tools: [{ name: "a", title: "A", inputSchema: { type: "object" } }] }));
+ * const tools = [{ name: "a", title: "A", inputSchema: { type: "object" } }];
+ * assert.deepEqual(encode("tools/list", { tools }), { // no title for this version
+ *   tools: [{ name: "a", inputSchema: { type: "object" } }],
+ * });
  * ```
  */
 export interface LegacyOmissions {
@@ -123,11 +129,12 @@ function blockEncoder(omit: LegacyOmissions): (block: Obj) => Obj {
  * @example
  * ```ts
  * import { legacyEncoder } from "./encoding.ts";
+ * import assert from "node:assert/strict";
  * const encode = legacyEncoder({
  *   tool: [], component: [], argument: [], implementation: [], callResult: [],
  *   content: [], annotations: [], resourceLinks: true,
  * });
- * console.log(encode("ping", { resultType: "complete" })); // {}
+ * assert.deepEqual(encode("ping", { resultType: "complete" }), {});
  * ```
  */
 export function legacyEncoder(
@@ -209,11 +216,13 @@ function validScope(value: unknown): value is "public" | "private" {
  * @example
  * ```ts
  * import { encodeStatelessResult } from "./encoding.ts";
+ * import assert from "node:assert/strict";
  * const encoded = encodeStatelessResult("tools/list", { tools: [] }, {
  *   serverInfo: { name: "s", version: "1" },
  *   retry: false,
  * });
- * console.log(encoded.ttlMs, encoded.cacheScope); // 0 private
+ * assert.equal(encoded.ttlMs, 0);
+ * assert.equal(encoded.cacheScope, "private");
  * ```
  */
 export function encodeStatelessResult(

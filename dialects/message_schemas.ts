@@ -34,8 +34,9 @@ const unitInterval = s.optional(s.number({ minimum: 0, maximum: 1 }));
  * ```ts
  * import * as s from "@anubis/core/schema";
  * import { serverRequestParamsSchemas } from "./message_schemas.ts";
+ * import assert from "node:assert/strict";
  * const schemas = serverRequestParamsSchemas(new Set(["elicitation"]));
- * console.log(s.validate(schemas["sampling/createMessage"], { messages: [] }).ok); // false
+ * assert.equal(s.validate(schemas["sampling/createMessage"], { messages: [] }).ok, false);
  * ```
  */
 export function serverRequestParamsSchemas(
@@ -106,8 +107,9 @@ export function serverRequestParamsSchemas(
  * ```ts
  * import * as s from "@anubis/core/schema";
  * import { serverNotificationParamsSchemas } from "./message_schemas.ts";
+ * import assert from "node:assert/strict";
  * const schemas = serverNotificationParamsSchemas(new Set());
- * console.log(s.validate(schemas["notifications/progress"], { progress: 1 }).ok); // false
+ * assert.equal(s.validate(schemas["notifications/progress"], { progress: 1 }).ok, false);
  * ```
  */
 export function serverNotificationParamsSchemas(

@@ -6,9 +6,10 @@
  * @example
  * ```ts
  * import { createDefaultRegistry } from "@anubis/dialects";
+ * import assert from "node:assert/strict";
  * const registry = createDefaultRegistry();
- * console.log(registry.versions()); // ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
- * console.log(registry.negotiate("2026-07-28", registry.versions())?.version); // 2025-11-25
+ * assert.deepEqual(registry.versions(), ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]);
+ * assert.equal(registry.negotiate("2026-07-28", registry.versions())?.version, "2025-11-25");
  * ```
  *
  * @module

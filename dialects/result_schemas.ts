@@ -59,8 +59,9 @@ function capabilities(features: ReadonlySet<Feature>): s.Schema {
  * ```ts
  * import * as s from "@anubis/core/schema";
  * import { resultSchemas } from "./result_schemas.ts";
+ * import assert from "node:assert/strict";
  * const results = resultSchemas(new Set(["result_type", "caching"]));
- * console.log(s.validate(results["tools/list"], { tools: [] }).ok); // false: no resultType
+ * assert.equal(s.validate(results["tools/list"], { tools: [] }).ok, false); // no resultType
  * ```
  */
 export function resultSchemas(features: ReadonlySet<Feature>): Record<string, s.Schema> {

@@ -12,10 +12,11 @@
  * @example
  * ```ts
  * import { KeyedQueue } from "./keyed_queue.ts";
+ * import assert from "node:assert/strict";
  * const queue = new KeyedQueue();
  * const order: number[] = [];
  * await Promise.all([1, 2, 3].map((n) => queue.run("s", async () => order.push(n))));
- * console.log(order); // [ 1, 2, 3 ]
+ * assert.deepEqual(order, [ 1, 2, 3 ]);
  * ```
  */
 export class KeyedQueue {

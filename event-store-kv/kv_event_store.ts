@@ -106,7 +106,8 @@ const CACHED_COUNTERS = 1_024;
  * @example
  * ```ts
  * import { COUNTER_GRACE_MS } from "@anubis/event-store-kv";
- * console.log(COUNTER_GRACE_MS / 3_600_000); // 24
+ * import assert from "node:assert/strict";
+ * assert.equal(COUNTER_GRACE_MS / 3_600_000, 24);
  * ```
  */
 export const COUNTER_GRACE_MS = 24 * 60 * 60_000;
@@ -157,11 +158,12 @@ function positive(name: string, value: number): number {
  * @example
  * ```ts
  * import { KvEventStore } from "@anubis/event-store-kv";
+ * import assert from "node:assert/strict";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvEventStore(kv);
  * await store.append("session-a", "first");
  * await store.append("session-a", "second");
- * console.log(await store.replay("session-a", 1)); // [ { id: 2, data: "second" } ]
+ * assert.deepEqual(await store.replay("session-a", 1), [ { id: 2, data: "second" } ]);
  * kv.close();
  * ```
  */
@@ -172,8 +174,9 @@ export class KvEventStore implements EventStore {
    * @example
    * ```ts
    * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
-   * console.log(new KvEventStore(kv).shared); // true
+   * assert.equal(new KvEventStore(kv).shared, true);
    * kv.close();
    * ```
    */
@@ -229,8 +232,9 @@ export class KvEventStore implements EventStore {
    * @example
    * ```ts
    * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvEventStore(kv).append("s", "hello")); // 1
+   * assert.equal(await new KvEventStore(kv).append("s", "hello"), 1);
    * kv.close();
    * ```
    */
@@ -268,10 +272,11 @@ export class KvEventStore implements EventStore {
    * @example
    * ```ts
    * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
    * const store = new KvEventStore(kv);
    * await store.append("s", "a");
-   * console.log(await store.replay("s", 0)); // [ { id: 1, data: "a" } ]
+   * assert.deepEqual(await store.replay("s", 0), [ { id: 1, data: "a" } ]);
    * kv.close();
    * ```
    */
@@ -326,8 +331,9 @@ export class KvEventStore implements EventStore {
    * @example
    * ```ts
    * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvEventStore(kv).latestId("s")); // 0
+   * assert.equal(await new KvEventStore(kv).latestId("s"), 0);
    * kv.close();
    * ```
    */
@@ -344,11 +350,12 @@ export class KvEventStore implements EventStore {
    * @example
    * ```ts
    * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
    * const store = new KvEventStore(kv);
    * await store.append("s", "a");
    * await store.delete("s");
-   * console.log(await store.latestId("s")); // 0
+   * assert.equal(await store.latestId("s"), 0);
    * kv.close();
    * ```
    */
@@ -382,12 +389,13 @@ export class KvEventStore implements EventStore {
    * @example
    * ```ts
    * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
    * const store = new KvEventStore(kv);
    * const stop = new AbortController();
    * setTimeout(() => store.append("s", "live"), 10);
    * for await (const event of store.tail("s", 0, stop.signal)) {
-   *   console.log(event); // { id: 1, data: "live" }
+   *   assert.deepEqual(event, { id: 1, data: "live" });
    *   stop.abort();
    * }
    * kv.close();

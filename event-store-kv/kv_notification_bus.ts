@@ -53,6 +53,7 @@ type Envelope<M> = M & { origin: string };
  * ```ts
  * import { Notifier } from "@anubis/core";
  * import { KvNotificationBus } from "@anubis/event-store-kv";
+ * import assert from "node:assert/strict";
  * const kv = await Deno.openKv(":memory:");
  * const [busA, busB] = [new KvNotificationBus(kv), new KvNotificationBus(kv)];
  * await busA.start();
@@ -62,7 +63,7 @@ type Envelope<M> = M & { origin: string };
  * b.connect(busB);
  * const heard = new Promise((resolve) => a.subscribe(resolve));
  * b.toolsListChanged();
- * console.log(await heard); // { type: "tools_list_changed" }
+ * assert.deepEqual(await heard, { type: "tools_list_changed" });
  * await busA.close();
  * await busB.close();
  * kv.close();
@@ -138,21 +139,22 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * @example
    * ```ts
    * import { KvNotificationBus } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
    * const [a, b] = [new KvNotificationBus(kv), new KvNotificationBus(kv)];
    * await b.start();
    * const heard = new Promise((resolve) => b.subscribe(resolve));
    * a.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
-   * console.log(await heard); // { event: { type: "prompts_list_changed" }, delivered: [] }
+   * assert.deepEqual(await heard, { event: { type: "prompts_list_changed" }, delivered: [] });
    * await a.close();
    * await b.close();
    * kv.close();
    * ```
    */
-  publish(message: M): void {
+  publish(message: M): Promise<void> {
     const envelope: Envelope<M> = { origin: this.#origin, ...message };
     const data = JSON.stringify(envelope);
-    this.#publishing = this.#publishing.then(() =>
+    return this.#publishing = this.#publishing.then(() =>
       this.#log.append(this.#channel, data).then(
         () => {},
         (error) => console.error("anubis: notification bus publish failed:", error),
@@ -169,10 +171,13 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * @example
    * ```ts
    * import { KvNotificationBus } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
    * const bus = new KvNotificationBus(kv);
-   * const unsubscribe = bus.subscribe((message) => console.log(message));
+   * const heard: unknown[] = [];
+   * const unsubscribe = bus.subscribe((message) => heard.push(message));
    * unsubscribe(); // the listener hears nothing from now on
+   * assert.deepEqual(heard, []);
    * await bus.close();
    * kv.close();
    * ```

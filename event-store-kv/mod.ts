@@ -9,9 +9,10 @@
  * @example
  * ```ts
  * import { KvEventStore } from "@anubis/event-store-kv";
+ * import assert from "node:assert/strict";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvEventStore(kv, { maxEventsPerSession: 1_000, ttlMs: 3_600_000 });
- * console.log(await store.append("session-a", '{"jsonrpc":"2.0","method":"ping","id":1}')); // 1
+ * assert.equal(await store.append("session-a", '{"jsonrpc":"2.0","method":"ping","id":1}'), 1);
  * kv.close();
  * ```
  *

@@ -45,8 +45,9 @@ export async function openKvPath(path: string = DEFAULT_KV_PATH): Promise<KvLike
  * @example
  * ```ts
  * import { openKvEventStore } from "@anubis/event-store-kv";
+ * import assert from "node:assert/strict";
  * const store = await openKvEventStore(":memory:", { ttlMs: 10 * 60_000 });
- * console.log(await store.append("s", "hello")); // 1
+ * assert.equal(await store.append("s", "hello"), 1);
  * store.close();
  * ```
  */

@@ -97,6 +97,9 @@ export class StoredStreamsBus implements NotificationBus {
    * then publishes it naming them (in the order raised).
    *
    * @param message The change and the sessions this instance served.
+   * @returns Settles once the change is in every stored stream it was
+   *   recorded to and handed to the inner bus (and, when that bus says so,
+   *   appended there too).
    *
    * @example
    * ```ts
@@ -112,15 +115,15 @@ export class StoredStreamsBus implements NotificationBus {
    * kv.close();
    * ```
    */
-  publish(message: BusMessage): void {
-    this.#recording = this.#recording.then(async () => {
+  publish(message: BusMessage): Promise<void> {
+    return this.#recording = this.#recording.then(async () => {
       let recorded: string[] = [];
       try {
         recorded = await this.#record(message);
       } catch (error) {
         console.error("anubis: recording a change in the stored streams failed:", error);
       }
-      this.#inner.publish({ ...message, delivered: [...message.delivered, ...recorded] });
+      await this.#inner.publish({ ...message, delivered: [...message.delivered, ...recorded] });
     });
   }
 

@@ -11,10 +11,12 @@
  * @example
  * ```ts
  * import { Fifo } from "./fifo.ts";
+ * import assert from "node:assert/strict";
  * const queue = new Fifo<number>();
  * queue.push(1);
  * queue.push(2);
- * console.log(queue.shift(), queue.length); // 1 1
+ * assert.equal(queue.shift(), 1);
+ * assert.equal(queue.length, 1);
  * ```
  */
 export class Fifo<T> {

@@ -72,11 +72,12 @@ function positive(name: string, value: number | undefined, fallback?: number): n
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
+ * import assert from "node:assert/strict";
  * const store = new MemoryEventStore({ maxEventsPerSession: 2 });
  * await store.append("s", "a");
  * await store.append("s", "b");
  * await store.append("s", "c");
- * console.log(await store.replay("s", 0)); // [ { id: 2, data: "b" }, { id: 3, data: "c" } ]
+ * assert.deepEqual(await store.replay("s", 0), [ { id: 2, data: "b" }, { id: 3, data: "c" } ]);
  * ```
  */
 export class MemoryEventStore implements EventStore {
@@ -120,8 +121,9 @@ export class MemoryEventStore implements EventStore {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
-   * console.log(await store.append("s", "hello")); // 1
+   * assert.equal(await store.append("s", "hello"), 1);
    * ```
    */
   append(sessionId: string, data: string): Promise<number> {
@@ -156,10 +158,11 @@ export class MemoryEventStore implements EventStore {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * await store.append("s", "a");
    * await store.append("s", "b");
-   * console.log(await store.replay("s", 1)); // [ { id: 2, data: "b" } ]
+   * assert.deepEqual(await store.replay("s", 1), [ { id: 2, data: "b" } ]);
    * ```
    */
   replay(sessionId: string, afterId: number): Promise<StoredEvent[]> {
@@ -175,8 +178,9 @@ export class MemoryEventStore implements EventStore {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
-   * console.log(await store.latestId("s")); // 0
+   * assert.equal(await store.latestId("s"), 0);
    * ```
    */
   latestId(sessionId: string): Promise<number> {
@@ -191,10 +195,11 @@ export class MemoryEventStore implements EventStore {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * await store.append("s", "a");
    * await store.delete("s");
-   * console.log(await store.latestId("s")); // 0
+   * assert.equal(await store.latestId("s"), 0);
    * ```
    */
   delete(sessionId: string): Promise<void> {
@@ -222,11 +227,12 @@ export class MemoryEventStore implements EventStore {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const stop = new AbortController();
    * setTimeout(() => store.append("s", "live"), 10);
    * for await (const event of store.tail("s", 0, stop.signal)) {
-   *   console.log(event); // { id: 1, data: "live" }
+   *   assert.deepEqual(event, { id: 1, data: "live" });
    *   stop.abort();
    * }
    * ```

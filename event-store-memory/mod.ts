@@ -5,9 +5,11 @@
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
+ * import assert from "node:assert/strict";
  * const store = new MemoryEventStore({ maxEventsPerSession: 1_000, ttlMs: 15 * 60_000 });
  * const id = await store.append("session-a", '{"jsonrpc":"2.0","method":"notifications/message"}');
- * console.log(id, await store.latestId("session-a")); // 1 1
+ * assert.equal(id, 1);
+ * assert.equal(await store.latestId("session-a"), 1);
  * ```
  *
  * @module

@@ -17,7 +17,7 @@ export default defineServer({
       name: "echo",
       description: "Echoes its text",
       inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-      handler: ({ text }: { text: string }) => `echo: ${text}`,
+      handler: ({ text }) => `echo: ${text}`,
     },
     {
       name: "ask_name",

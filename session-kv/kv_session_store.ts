@@ -70,6 +70,7 @@ function ttl(ttlMs: number): number {
  * @example
  * ```ts
  * import { KvSessionStore } from "@anubis/session-kv";
+ * import assert from "node:assert/strict";
  * const kv = await Deno.openKv(":memory:");
  * const sessions = new KvSessionStore(kv);
  * await sessions.save({
@@ -77,7 +78,7 @@ function ttl(ttlMs: number): number {
  *   clientCapabilities: {}, initialized: true, subscriptions: [], assigns: { userId: 7 },
  *   updatedAt: Date.now(),
  * }, 30 * 60_000);
- * console.log((await sessions.load("s1"))?.assigns); // { userId: 7 }
+ * assert.deepEqual((await sessions.load("s1"))?.assigns, { userId: 7 });
  * kv.close();
  * ```
  */
@@ -113,16 +114,16 @@ export class KvSessionStore implements SessionStore {
    * @example
    * ```ts
    * import { KvSessionStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
    * const record = {
    *   v: 1 as const, id: "s1", protocolVersion: "2025-11-25", clientInfo: { name: "c", version: "1" },
    *   clientCapabilities: {}, initialized: true, subscriptions: [], updatedAt: 0,
    * };
-   * try {
-   *   await new KvSessionStore(kv).save({ ...record, assigns: { db: new Map() as never } }, 60_000);
-   * } catch (error) {
-   *   console.log((error as Error).message); // assigns.db is not JSON-safe (a Map)
-   * }
+   * await assert.rejects(
+   *   new KvSessionStore(kv).save({ ...record, assigns: { db: new Map() as never } }, 60_000),
+   *   { name: "TypeError", message: /assigns\.db/ },
+   * );
    * kv.close();
    * ```
    */
@@ -143,8 +144,9 @@ export class KvSessionStore implements SessionStore {
    * @example
    * ```ts
    * import { KvSessionStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
    * const kv = await Deno.openKv(":memory:");
-   * console.log(await new KvSessionStore(kv).load("nobody")); // undefined
+   * assert.equal(await new KvSessionStore(kv).load("nobody"), undefined);
    * kv.close();
    * ```
    */

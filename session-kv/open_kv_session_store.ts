@@ -23,8 +23,9 @@ import { KvSessionStore, type KvSessionStoreOptions } from "./kv_session_store.t
  * @example
  * ```ts
  * import { openKvSessionStore } from "@anubis/session-kv";
+ * import assert from "node:assert/strict";
  * const sessions = await openKvSessionStore(":memory:");
- * console.log(await sessions.load("nobody")); // undefined
+ * assert.equal(await sessions.load("nobody"), undefined);
  * sessions.close();
  * ```
  */

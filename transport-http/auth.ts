@@ -8,12 +8,12 @@
  * @module
  */
 
-import { ErrorCode } from "@anubis/core";
+import { type AuthInfo as CoreAuthInfo, ErrorCode } from "@anubis/core";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 
 /**
- * What a verified token says about its caller; handlers see it as
- * `frame.context.authInfo`.
+ * What a verified token says about its caller (core's `AuthInfo`, re-exported
+ * here); handlers see it as `frame.auth`.
  *
  * @example
  * ```ts
@@ -22,24 +22,7 @@ import { errorResponseOf, jsonResponse } from "./responses.ts";
  * if (!info.scopes.includes("tools:read")) throw new Error("scope missing");
  * ```
  */
-export interface AuthInfo {
-  /** The token's subject (`sub`): the principal. */
-  subject?: string;
-  /** The OAuth client the token was issued to (`client_id` or `azp`). */
-  clientId?: string;
-  /** The granted scopes. */
-  scopes: readonly string[];
-  /** Expiry, in seconds since the epoch. */
-  expiresAt?: number;
-  /** Every claim of the token (or of the introspection answer). */
-  claims?: Readonly<Record<string, unknown>>;
-}
-
-/** The principal of a verified caller: its subject, else its client id. */
-export function principalOf(info: unknown): string | undefined {
-  const caller = info as AuthInfo | undefined;
-  return caller?.subject ?? caller?.clientId;
-}
+export type AuthInfo = CoreAuthInfo;
 
 /**
  * Checks a bearer token: resolves with the caller's {@link AuthInfo} or

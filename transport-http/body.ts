@@ -31,10 +31,11 @@ import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/c
  * @example
  * ```ts
  * import { readMessage } from "./body.ts";
+ * import assert from "node:assert/strict";
  * const post = (body: string) => new Request("http://localhost/mcp", { method: "POST", body });
- * console.log((await readMessage(post('{"jsonrpc":"2.0","id":1,"method":"ping"}'), 1024))?.kind); // request
- * console.log((await readMessage(post("{not json"), 1024))?.kind); // invalid
- * console.log(await readMessage(post("0123456789"), 4)); // undefined
+ * assert.equal((await readMessage(post('{"jsonrpc":"2.0","id":1,"method":"ping"}'), 1024))?.kind, "request");
+ * assert.equal((await readMessage(post("{not json"), 1024))?.kind, "invalid");
+ * assert.equal(await readMessage(post("0123456789"), 4), undefined);
  * ```
  */
 export async function readMessage(

@@ -18,12 +18,12 @@ import {
   type NotificationBus,
   type SessionStore,
 } from "@anubis/core";
-import { classifyEra, type Decoded, Engine, type Registry } from "@anubis/core/engine";
+import { classifyEra, type Decoded, Engine, principalOf, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
-import { type AuthOptions, principalOf, ResourceServer } from "./auth.ts";
+import { type AuthOptions, ResourceServer } from "./auth.ts";
 import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
@@ -61,14 +61,15 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * Makes the endpoint an OAuth 2.1 resource server: every request needs a
    * bearer token that `auth.verifyToken` accepts (see `jwtVerifier`); the
    * RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
-   * (and its path-suffixed form). Handlers see the caller as
-   * `frame.context.authInfo`. Off by default.
+   * (and its path-suffixed form). Handlers see the caller as `frame.auth`.
+   * Off by default.
    */
   auth?: AuthOptions;
   /**
    * Limits how fast each caller may POST (tool calls included): a token
    * bucket per principal, or per client address without `auth`. Over the
-   * limit, 429 with `Retry-After` and a JSON-RPC error. Off by default.
+   * limit, 429 with `Retry-After` and a JSON-RPC error. Off by default; in
+   * memory unless `rateLimit.store` shares the buckets between instances.
    */
   rateLimit?: RateLimitOptions;
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
@@ -215,9 +216,10 @@ async function refuse(request: Request, response: Response): Promise<Response> {
  * ```ts
  * import { defineServer } from "@anubis/core";
  * import { createHttpHandler } from "@anubis/transport-http";
+ * import assert from "node:assert/strict";
  * const handler = createHttpHandler(defineServer({ name: "hello", version: "1.0.0" }));
  * const response = await handler(new Request("http://localhost/mcp", { method: "GET" }));
- * console.log(response.status); // 400 (no session)
+ * assert.equal(response.status, 400); // no session
  * await response.body?.cancel();
  * handler.close();
  * ```
@@ -284,7 +286,8 @@ export function createHttpHandler(
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
     if (buckets !== undefined) {
       const address = (context as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-      const wait = buckets.take(principalOf(context?.authInfo) ?? address?.hostname ?? "");
+      let wait = buckets.take(principalOf(context?.authInfo) ?? address?.hostname ?? "");
+      if (typeof wait !== "number") wait = await wait;
       if (wait > 0) {
         return await refuse(
           request,

@@ -17,8 +17,10 @@
  * @example
  * ```ts
  * import { headerRecord } from "./header_record.ts";
+ * import assert from "node:assert/strict";
  * const record = headerRecord(new Headers({ Authorization: "Bearer x" }));
- * console.log(record.authorization, Object.keys(record)); // Bearer x [ "authorization" ]
+ * assert.equal(record.authorization, "Bearer x");
+ * assert.deepEqual(Object.keys(record), ["authorization"]);
  * ```
  */
 export function headerRecord(headers: Headers): Record<string, string> {

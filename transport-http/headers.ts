@@ -15,7 +15,7 @@ import {
   McpError,
   type ToolDefinition,
 } from "@anubis/core";
-import { type Engine, toJsonSchema } from "@anubis/core/engine";
+import { type Engine, isStandardSchema, toJsonSchema } from "@anubis/core/engine";
 
 /** The methods whose `Mcp-Name` header mirrors a param, and which param. */
 const NAME_PARAM: Readonly<Record<string, string>> = {
@@ -42,8 +42,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * @example
  * ```ts
  * import { decodeHeaderValue } from "./headers.ts";
- * console.log(decodeHeaderValue("=?base64?SGVsbG8sIOS4lueVjA==?=")); // Hello, 世界
- * console.log(decodeHeaderValue("  plain ")); // plain
+ * import assert from "node:assert/strict";
+ * assert.equal(decodeHeaderValue("=?base64?SGVsbG8sIOS4lueVjA==?="), "Hello, 世界");
+ * assert.equal(decodeHeaderValue("  plain "), "plain");
  * ```
  */
 export function decodeHeaderValue(raw: string): string | undefined {
@@ -92,12 +93,13 @@ function missing(header: string): McpError {
  * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
  * import { checkStatelessHeaders } from "./headers.ts";
+ * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
  * const request = { jsonrpc: "2.0" as const, id: 1, method: "tools/list", params: {} };
  * const headers = new Headers({ "mcp-protocol-version": "2026-07-28", "mcp-method": "TOOLS/LIST" });
- * console.log(checkStatelessHeaders(request, "2026-07-28", headers, engine)?.code); // -32020
+ * assert.equal(checkStatelessHeaders(request, "2026-07-28", headers, engine)?.code, -32020);
  * engine.close();
  * ```
  */
@@ -187,7 +189,11 @@ function paramHeadersOf(tool: ToolDefinition<never>): ParamHeader[] {
       walk(child, [...path, key]);
     }
   };
-  if (tool.inputSchema) walk(toJsonSchema(tool.inputSchema), []);
+  const schema = tool.inputSchema;
+  // A Standard Schema without its own JSON Schema (valibot) declares no headers.
+  if (schema && !(isStandardSchema(schema) && !schema["~standard"].jsonSchema)) {
+    walk(toJsonSchema(schema), []);
+  }
   paramHeaders.set(tool, found);
   return found;
 }

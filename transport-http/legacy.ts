@@ -43,8 +43,9 @@ const SESSION_NOT_FOUND = -32001;
  * @example
  * ```ts
  * import { accepts } from "./legacy.ts";
- * console.log(accepts("application/json", "text/event-stream")); // false
- * console.log(accepts("text/*;q=0.9", "text/event-stream")); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(accepts("application/json", "text/event-stream"), false);
+ * assert.equal(accepts("text/*;q=0.9", "text/event-stream"), true);
  * ```
  */
 export function accepts(header: string | null, type: string): boolean {
@@ -98,6 +99,7 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  * import { LegacyEndpoint } from "./legacy.ts";
  * import { SessionTable } from "./session_table.ts";
  * import { StreamCounter } from "./limits.ts";
+ * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -112,7 +114,7 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  *   resumable: false,
  * });
  * const response = await legacy.delete(new Request("http://localhost/mcp", { method: "DELETE" }));
- * console.log(response.status); // 400
+ * assert.equal(response.status, 400);
  * await response.body?.cancel();
  * sessions.close();
  * engine.close();
@@ -138,8 +140,10 @@ export class LegacyEndpoint {
    * @param limits Keep-alive and resumability.
    * @param posts Records POST streams for resumption (with an event store).
    * @param principalOf Binds each session to the principal that opened it,
-   *   read from the request's `authInfo`: another principal's requests find
-   *   no session. Unset, sessions are not bound.
+   *   read from the request's `authInfo` (kept in the session's record, so
+   *   the binding holds on every instance that restores it): another
+   *   principal's requests find no session. Unset, sessions opened here are
+   *   not bound (and a bound one refuses every caller here).
    */
   constructor(
     engine: Engine,
@@ -173,6 +177,7 @@ export class LegacyEndpoint {
    * import { LegacyEndpoint } from "./legacy.ts";
    * import { SessionTable } from "./session_table.ts";
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -194,7 +199,7 @@ export class LegacyEndpoint {
    * const headers = { accept, "mcp-session-id": session };
    * const ping = { jsonrpc: "2.0", id: 2, method: "ping" } as const;
    * const response = await legacy.post(new Request(url, { method: "POST", headers }), ping);
-   * console.log(await response.json()); // { jsonrpc: "2.0", id: 2, result: {} }
+   * assert.deepEqual(await response.json(), { jsonrpc: "2.0", id: 2, result: {} });
    * sessions.close();
    * engine.close();
    * ```
@@ -257,6 +262,7 @@ export class LegacyEndpoint {
    * import { LegacyEndpoint } from "./legacy.ts";
    * import { SessionTable } from "./session_table.ts";
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -280,7 +286,7 @@ export class LegacyEndpoint {
    *   { kind: "request", message: { jsonrpc: "2.0", id: 2, method: "ping" } },
    *   { kind: "request", message: { jsonrpc: "2.0", id: 3, method: "ping" } },
    * ]);
-   * console.log((await response.json()).map((reply: { id: number }) => reply.id)); // [ 2, 3 ]
+   * assert.deepEqual((await response.json()).map((reply: { id: number }) => reply.id), [ 2, 3 ]);
    * sessions.close();
    * engine.close();
    * ```
@@ -355,6 +361,7 @@ export class LegacyEndpoint {
    * import { LegacyEndpoint } from "./legacy.ts";
    * import { SessionTable } from "./session_table.ts";
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -375,7 +382,8 @@ export class LegacyEndpoint {
    * const session = initialized.headers.get("mcp-session-id")!;
    * const headers = { accept: "text/event-stream", "mcp-session-id": session };
    * const response = await legacy.get(new Request(url, { headers }));
-   * console.log(response.status, response.headers.get("content-type")); // 200 text/event-stream
+   * assert.equal(response.status, 200);
+   * assert.equal(response.headers.get("content-type"), "text/event-stream");
    * await response.body?.cancel();
    * sessions.close();
    * engine.close();
@@ -469,6 +477,7 @@ export class LegacyEndpoint {
    * import { LegacyEndpoint } from "./legacy.ts";
    * import { SessionTable } from "./session_table.ts";
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -489,8 +498,8 @@ export class LegacyEndpoint {
    * const session = initialized.headers.get("mcp-session-id")!;
    * const headers = { "mcp-session-id": session };
    * const end = () => legacy.delete(new Request(url, { method: "DELETE", headers }));
-   * console.log((await end()).status); // 200
-   * console.log((await end()).status); // 404: the session is gone
+   * assert.equal((await end()).status, 200);
+   * assert.equal((await end()).status, 404); // the session is gone
    * sessions.close();
    * engine.close();
    * ```
@@ -543,7 +552,7 @@ export class LegacyEndpoint {
     }
     const entry = this.#sessions.create(client);
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
-    if (this.#principalOf) entry.owner = this.#principalOf(context?.authInfo) ?? "";
+    if (this.#principalOf) entry.session.owner = this.#principalOf(context?.authInfo) ?? "";
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
@@ -590,7 +599,11 @@ export class LegacyEndpoint {
     }
     let entry: SessionEntry | "full" | undefined;
     try {
-      entry = await this.#sessions.find(sessionId, exchange);
+      entry = await this.#sessions.find(
+        sessionId,
+        exchange,
+        this.#principalOf?.(exchange.authInfo) ?? "",
+      );
     } catch (error) {
       // The store failed, or the server refused the restore: an internal
       // error (seed 000), not the 404 of a session that does not exist.
@@ -602,11 +615,7 @@ export class LegacyEndpoint {
         "Internal error: the session could not be loaded or restored",
       );
     }
-    if (
-      !entry ||
-      (entry !== "full" && entry.owner !== undefined &&
-        entry.owner !== (this.#principalOf?.(exchange.authInfo) ?? ""))
-    ) {
+    if (!entry) {
       // Unknown, or another principal's: the same answer either way.
       return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");
     }

@@ -36,9 +36,11 @@ export interface HttpLimits {
  * @example
  * ```ts
  * import { StreamCounter } from "./limits.ts";
+ * import assert from "node:assert/strict";
  * const counter = new StreamCounter(1);
  * const release = counter.acquire();
- * console.log(release !== undefined, counter.acquire()); // true undefined
+ * assert.equal(release !== undefined, true);
+ * assert.equal(counter.acquire(), undefined);
  * release?.();
  * ```
  */
@@ -65,11 +67,12 @@ export class StreamCounter {
    * @example
    * ```ts
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const counter = new StreamCounter(10);
    * const release = counter.acquire();
-   * console.log(counter.open); // 1
+   * assert.equal(counter.open, 1);
    * release?.();
-   * console.log(counter.open); // 0
+   * assert.equal(counter.open, 0);
    * ```
    */
   get open(): number {

@@ -8,8 +8,9 @@
  * ```ts
  * import { defineServer } from "@anubis/core";
  * import { serve } from "@anubis/transport-http";
+ * import assert from "node:assert/strict";
  * const running = serve(defineServer({ name: "hello", version: "1.0.0" }), { port: 0 });
- * console.log(running.url.pathname); // /mcp
+ * assert.equal(running.url.pathname, "/mcp");
  * await running.shutdown();
  * ```
  *

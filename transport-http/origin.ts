@@ -55,7 +55,9 @@ export interface Refusal {
  * @example
  * ```ts
  * import { isLoopbackHost } from "@anubis/transport-http";
- * console.log(isLoopbackHost("127.0.0.1"), isLoopbackHost("evil.example.com")); // true false
+ * import assert from "node:assert/strict";
+ * assert.equal(isLoopbackHost("127.0.0.1"), true);
+ * assert.equal(isLoopbackHost("evil.example.com"), false);
  * ```
  */
 export function isLoopbackHost(hostname: string): boolean {
@@ -81,11 +83,12 @@ function hostnameOf(host: string): string {
  * @example
  * ```ts
  * import { OriginGuard } from "./origin.ts";
+ * import assert from "node:assert/strict";
  * const guard = new OriginGuard({});
  * const evil = new Request("http://127.0.0.1/mcp", {
  *   headers: { host: "127.0.0.1:8080", origin: "http://evil.example.com" },
  * });
- * console.log(guard.check(evil)?.status); // 403
+ * assert.equal(guard.check(evil)?.status, 403);
  * ```
  */
 export class OriginGuard {
@@ -122,11 +125,12 @@ export class OriginGuard {
    * @example
    * ```ts
    * import { OriginGuard } from "./origin.ts";
+   * import assert from "node:assert/strict";
    * const guard = new OriginGuard({ allowedOrigins: ["https://app.example.com"] });
    * const from = (origin: string) => new Request("http://localhost/mcp", { headers: { origin } });
-   * console.log(guard.check(from("https://app.example.com"))); // undefined
-   * console.log(guard.check(from("https://evil.example.com"))?.status); // 403
-   * console.log(guard.check(new Request("http://mcp.example.com/mcp"))?.status); // 421
+   * assert.equal(guard.check(from("https://app.example.com")), undefined);
+   * assert.equal(guard.check(from("https://evil.example.com"))?.status, 403);
+   * assert.equal(guard.check(new Request("http://mcp.example.com/mcp"))?.status, 421);
    * ```
    */
   check(request: Request): Refusal | undefined {

@@ -25,8 +25,9 @@ import {
  * @example
  * ```ts
  * import { encodeForHttp } from "./outbound.ts";
+ * import assert from "node:assert/strict";
  * const text = encodeForHttp({ jsonrpc: "2.0", id: 1, result: { n: 1n } as never });
- * console.log(JSON.parse(text!).error.code); // -32603
+ * assert.equal(JSON.parse(text!).error.code, -32603);
  * ```
  */
 export function encodeForHttp(
@@ -46,9 +47,10 @@ export function encodeForHttp(
  * @example
  * ```ts
  * import { notSent } from "./outbound.ts";
+ * import assert from "node:assert/strict";
  * await notSent({ jsonrpc: "2.0", method: "notifications/progress" }); // resolves
  * const failed = await notSent({ jsonrpc: "2.0", id: "a-1", method: "roots/list" }).catch(() => true);
- * console.log(failed); // true
+ * assert.equal(failed, true);
  * ```
  */
 export function notSent(message: JsonRpcMessage): Promise<void> {

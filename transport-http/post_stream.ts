@@ -32,8 +32,9 @@ import { SseStream } from "./sse_stream.ts";
  * @example
  * ```ts
  * import { isPostStreamRecord } from "./post_stream.ts";
- * console.log(isPostStreamRecord('7\n{"jsonrpc":"2.0","id":1,"result":{}}')); // true
- * console.log(isPostStreamRecord('{"jsonrpc":"2.0","method":"ping"}')); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isPostStreamRecord('7\n{"jsonrpc":"2.0","id":1,"result":{}}'), true);
+ * assert.equal(isPostStreamRecord('{"jsonrpc":"2.0","method":"ping"}'), false);
  * ```
  */
 export function isPostStreamRecord(data: string): boolean {
@@ -50,8 +51,9 @@ export function isPostStreamRecord(data: string): boolean {
  * @example
  * ```ts
  * import { postStreamCursorOf } from "./post_stream.ts";
- * console.log(postStreamCursorOf("12-15")); // { key: 12, cursor: 15 }
- * console.log(postStreamCursorOf("15")); // undefined
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(postStreamCursorOf("12-15"), { key: 12, cursor: 15 });
+ * assert.equal(postStreamCursorOf("15"), undefined);
  * ```
  */
 export function postStreamCursorOf(raw: string): { key: number; cursor: number } | undefined {
@@ -97,11 +99,13 @@ interface Connection {
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
  * import { PostStreams } from "./post_stream.ts";
+ * import assert from "node:assert/strict";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
  * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
  * const text = await new Response(post.body.readable).text();
- * console.log(text.startsWith("id: 1-1\nretry: 1000\ndata: \n\n"), text.includes("id: 1-2")); // true true
+ * assert.equal(text.startsWith("id: 1-1\nretry: 1000\ndata: \n\n"), true);
+ * assert.equal(text.includes("id: 1-2"), true);
  * ```
  */
 export class PostStream {
@@ -112,16 +116,16 @@ export class PostStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
    * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
    * const text = await new Response(post.body.readable).text();
-   * console.log(text.split("\n\n")); // the priming event, then the response
-   * // [
-   * //   "id: 1-1\nretry: 1000\ndata: ",
-   * //   'id: 1-2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}',
-   * //   ""
-   * // ]
+   * assert.deepEqual(text.split("\n\n"), [ // the priming event, then the response
+   *   "id: 1-1\nretry: 1000\ndata: ",
+   *   'id: 1-2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}',
+   *   "",
+   * ]);
    * ```
    */
   readonly body: SseStream;
@@ -168,14 +172,15 @@ export class PostStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
    * const post = streams.open("s1");
    * await post.send(progress);
-   * console.log(post.body.open); // true
+   * assert.equal(post.body.open, true);
    * await post.send(result, true); // the last message ends the stream
-   * console.log(post.body.open); // false
+   * assert.equal(post.body.open, false);
    * ```
    */
   send(json: string, last = false): Promise<void> {
@@ -200,14 +205,15 @@ export class PostStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
    * const post = streams.open("s1");
    * post.closeConnection(); // the client polls: it comes back with GET and Last-Event-ID 1-1
    * await post.send(result, true);
-   * console.log((await new Response(post.body.readable).text()).includes("result")); // false
+   * assert.equal((await new Response(post.body.readable).text()).includes("result"), false);
    * const resumed = await streams.resume("s1", 1, 1);
-   * console.log((await new Response(resumed?.readable).text()).includes("result")); // true
+   * assert.equal((await new Response(resumed?.readable).text()).includes("result"), true);
    * ```
    */
   closeConnection(): void {
@@ -227,12 +233,13 @@ export class PostStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
    * post.end();
    * const text = await new Response(post.body.readable).text();
-   * console.log(JSON.stringify(text)); // "id: 1-1\nretry: 1000\ndata: \n\n"
-   * console.log(streams.live.size); // 0
+   * assert.equal(text, "id: 1-1\nretry: 1000\ndata: \n\n");
+   * assert.equal(streams.live.size, 0);
    * ```
    */
   end(): void {
@@ -251,6 +258,7 @@ export class PostStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
@@ -259,7 +267,8 @@ export class PostStream {
    * const again = await post.attach(1); // the client reconnects after the priming event
    * await post.send(result, true); // event 1-3
    * const text = await new Response(again.readable).text();
-   * console.log(text.includes("id: 1-2"), text.includes("id: 1-3")); // true true
+   * assert.equal(text.includes("id: 1-2"), true);
+   * assert.equal(text.includes("id: 1-3"), true);
    * ```
    */
   async attach(cursor: number): Promise<SseStream> {
@@ -335,12 +344,13 @@ export class PostStream {
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
  * import { PostStreams } from "./post_stream.ts";
+ * import assert from "node:assert/strict";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
  * post.closeConnection();
  * await post.send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
  * const resumed = await streams.resume("s1", 1, 1);
- * console.log((await new Response(resumed?.readable).text()).includes('"result"')); // true
+ * assert.equal((await new Response(resumed?.readable).text()).includes('"result"'), true);
  * ```
  */
 export class PostStreams {
@@ -351,12 +361,15 @@ export class PostStreams {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const streams = new PostStreams(store, { retryMs: 1000, keepAliveMs: 0 });
    * await streams.open("s1").send('{"jsonrpc":"2.0","id":1,"result":{}}', true);
    * // The opening record, then the message tagged with the stream's key.
-   * console.log((await streams.store.replay("s1", 0)).map((event) => event.data));
-   * // [ "\n", '1\n{"jsonrpc":"2.0","id":1,"result":{}}' ]
+   * assert.deepEqual((await streams.store.replay("s1", 0)).map((event) => event.data), [
+   *   "\n",
+   *   '1\n{"jsonrpc":"2.0","id":1,"result":{}}',
+   * ]);
    * ```
    */
   readonly store: EventStore;
@@ -367,8 +380,9 @@ export class PostStreams {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
-   * console.log(streams.options); // { retryMs: 1000, keepAliveMs: 0 }
+   * assert.deepEqual(streams.options, { retryMs: 1000, keepAliveMs: 0 });
    * ```
    */
   readonly options: PostStreamOptions;
@@ -379,14 +393,15 @@ export class PostStreams {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
    * const post = streams.open("s1");
    * await post.send(progress);
-   * console.log([...streams.live.keys()]); // [ "s1 1" ]
+   * assert.deepEqual([...streams.live.keys()], [ "s1 1" ]);
    * await post.send(result, true);
-   * console.log(streams.live.size); // 0
+   * assert.equal(streams.live.size, 0);
    * ```
    */
   readonly live: Map<string, PostStream> = new Map();
@@ -412,12 +427,13 @@ export class PostStreams {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
    * post.end();
    * const response = post.body.response();
-   * console.log(response.headers.get("content-type")); // text/event-stream
-   * console.log((await response.text()).startsWith("id: 1-1\n")); // true
+   * assert.equal(response.headers.get("content-type"), "text/event-stream");
+   * assert.equal((await response.text()).startsWith("id: 1-1\n"), true);
    * ```
    */
   open(sessionId: string): PostStream {
@@ -439,6 +455,7 @@ export class PostStreams {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const options = { retryMs: 1000, keepAliveMs: 0 };
    * const here = new PostStreams(store, options);
@@ -448,11 +465,11 @@ export class PostStreams {
    * await post.send(result, true);
    * const elsewhere = new PostStreams(store, options); // another instance, sharing the store
    * const resumed = await elsewhere.resume("s1", 1, 1);
-   * console.log(await new Response(resumed?.readable).text());
-   * // id: 1-2
-   * // event: message
-   * // data: {"jsonrpc":"2.0","id":1,"result":{}}
-   * console.log(await elsewhere.resume("s2", 1, 1)); // undefined
+   * assert.equal(
+   *   await new Response(resumed?.readable).text(),
+   *   'id: 1-2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n',
+   * );
+   * assert.equal(await elsewhere.resume("s2", 1, 1), undefined);
    * ```
    */
   async resume(sessionId: string, key: number, cursor: number): Promise<SseStream | undefined> {
@@ -491,6 +508,7 @@ export class PostStreams {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
@@ -498,8 +516,8 @@ export class PostStreams {
    * await post.send(progress);
    * await post.send(result, true);
    * const after = await streams.replay("s1", 1, 2); // stream 1 after event 2
-   * console.log(after?.map((event) => event.data)); // [ '{"jsonrpc":"2.0","id":1,"result":{}}' ]
-   * console.log(await streams.replay("s1", 2, 0)); // undefined: no stream opens at 2
+   * assert.deepEqual(after?.map((event) => event.data), [ '{"jsonrpc":"2.0","id":1,"result":{}}' ]);
+   * assert.equal(await streams.replay("s1", 2, 0), undefined); // no stream opens at 2
    * ```
    */
   async replay(

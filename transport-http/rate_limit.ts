@@ -1,14 +1,18 @@
 /**
  * Per-caller rate limits: a token bucket per principal (the verified
- * token's subject) or, without auth, per client address.
+ * token's subject) or, without auth, per client address; in this process's
+ * memory, or in a shared `RateLimitStore` (every instance one limit).
  *
  * @module
  */
 
+import type { RateLimitStore } from "@anubis/core";
+
 /**
  * The `rateLimit` option of the HTTP handler: each caller may send `burst`
  * POSTs at once and `perSecond` a second on average; beyond that, 429 with
- * `Retry-After` and a JSON-RPC error body. Defaults: 20 a second, bursts of 40.
+ * `Retry-After` and a JSON-RPC error body. Defaults: 20 a second, bursts of 40,
+ * in this process's memory (`store` shares the buckets between instances).
  *
  * @example
  * ```ts
@@ -22,15 +26,22 @@ export interface RateLimitOptions {
   perSecond?: number;
   /** The most requests a caller may send at once (default 40). */
   burst?: number;
-  /** The most callers tracked at once (default 10,000; the stalest is forgotten). */
+  /** The most callers tracked at once in memory (default 10,000; the stalest is forgotten). */
   maxCallers?: number;
+  /**
+   * Keeps the buckets where every instance sees them (`KvRateLimitStore` of
+   * `@anubis/session-kv`), one await per POST; default: this process's memory.
+   */
+  store?: RateLimitStore;
 }
 
-/** Token buckets keyed by caller, in this process's memory. */
+/** Token buckets keyed by caller, in this process's memory or in the options' store. */
 export class TokenBuckets {
   readonly #rate: number;
   readonly #burst: number;
   readonly #max: number;
+  readonly #store: RateLimitStore | undefined;
+  readonly #limit: { perSecond: number; burst: number };
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
   /**
@@ -45,6 +56,8 @@ export class TokenBuckets {
     if (!(this.#rate > 0) || !(this.#burst >= 1)) {
       throw new RangeError("rateLimit needs perSecond > 0 and burst >= 1");
     }
+    this.#store = options.store;
+    this.#limit = { perSecond: this.#rate, burst: this.#burst };
   }
 
   /**
@@ -52,9 +65,11 @@ export class TokenBuckets {
    *
    * @param key The caller.
    * @param now The time in milliseconds.
-   * @returns 0 when allowed, else how many milliseconds until a token is free.
+   * @returns 0 when allowed, else how many milliseconds until a token is
+   *   free; a promise of it with a store.
    */
-  take(key: string, now = Date.now()): number {
+  take(key: string, now = Date.now()): number | Promise<number> {
+    if (this.#store !== undefined) return this.#store.take(key, this.#limit);
     let bucket = this.#buckets.get(key);
     if (bucket === undefined) {
       if (this.#buckets.size >= this.#max) this.#buckets.delete(this.#buckets.keys().next().value!);

@@ -11,7 +11,7 @@ import { headerRecord } from "./header_record.ts";
 /**
  * Facts a middleware attached to a request, passed as the handler's second
  * argument; handlers see them as `frame.context.assigns` (merged into the
- * session's assigns in the legacy era) and `frame.context.authInfo`.
+ * session's assigns in the legacy era) and `frame.auth` (an `AuthInfo`).
  *
  * @example
  * ```ts
@@ -60,9 +60,11 @@ export interface ServeInfoLike {
  * @example
  * ```ts
  * import { exchangeOf } from "./request_context.ts";
+ * import assert from "node:assert/strict";
  * const request = new Request("http://localhost/mcp", { headers: { "x-user": "ada" } });
  * const exchange = exchangeOf(request, { assigns: { plan: "pro" } });
- * console.log(exchange.headers?.["x-user"], exchange.assigns?.plan); // ada pro
+ * assert.equal(exchange.headers?.["x-user"], "ada");
+ * assert.equal(exchange.assigns?.plan, "pro");
  * ```
  */
 export function exchangeOf(request: Request, context?: RequestContext): Exchange {

@@ -107,12 +107,13 @@ export interface ResponseControls {
  * @example
  * ```ts
  * import { respond } from "./respond.ts";
+ * import assert from "node:assert/strict";
  * const response = await respond(async ({ emit }) => {
  *   await emit({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } });
  *   return { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
  * }, { keepAliveMs: 0, cancelOnDisconnect: false });
- * console.log(response.headers.get("content-type")); // text/event-stream
- * console.log((await response.text()).split("event: message").length - 1); // 2
+ * assert.equal(response.headers.get("content-type"), "text/event-stream");
+ * assert.equal((await response.text()).split("event: message").length - 1, 2);
  * ```
  */
 export function respond(

@@ -21,8 +21,9 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "applic
  * @example
  * ```ts
  * import { jsonResponse } from "./responses.ts";
+ * import assert from "node:assert/strict";
  * const response = jsonResponse({ jsonrpc: "2.0", id: 1, result: {} }, 200);
- * console.log(response.headers.get("content-type")); // application/json
+ * assert.equal(response.headers.get("content-type"), "application/json");
  * await response.body?.cancel();
  * ```
  */
@@ -45,8 +46,10 @@ export function jsonResponse(
  * @example
  * ```ts
  * import { jsonTextResponse } from "./responses.ts";
+ * import assert from "node:assert/strict";
  * const response = jsonTextResponse('{"jsonrpc":"2.0","id":1,"result":{}}', 200);
- * console.log(response.headers.get("content-type"), (await response.json()).id); // application/json 1
+ * assert.equal(response.headers.get("content-type"), "application/json");
+ * assert.equal((await response.json()).id, 1);
  * ```
  */
 export function jsonTextResponse(
@@ -78,8 +81,10 @@ export function jsonTextResponse(
  * @example
  * ```ts
  * import { errorResponseOf } from "./responses.ts";
+ * import assert from "node:assert/strict";
  * const response = errorResponseOf(404, 7, -32001, "Session not found");
- * console.log(response.status, (await response.json()).id); // 404 7
+ * assert.equal(response.status, 404);
+ * assert.equal((await response.json()).id, 7);
  * ```
  */
 export function errorResponseOf(
@@ -101,7 +106,8 @@ export function errorResponseOf(
  * @example
  * ```ts
  * import { accepted } from "./responses.ts";
- * console.log(accepted().status); // 202
+ * import assert from "node:assert/strict";
+ * assert.equal(accepted().status, 202);
  * ```
  */
 export function accepted(): Response {

@@ -79,6 +79,7 @@ export class SessionLinks {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionLinks } from "./session_links.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -87,7 +88,7 @@ export class SessionLinks {
    * const connection = new AbortController();
    * links.hold({ session, touchedAt: 0 }, connection.signal);
    * connection.abort(); // the stream ended: its idle time starts now
-   * console.log(session.lastActivity > 0); // true
+   * assert.equal(session.lastActivity > 0, true);
    * engine.close();
    * ```
    */
@@ -139,6 +140,7 @@ export class SessionLinks {
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { type SessionBusMessage } from "@anubis/transport-http";
    * import { SessionLinks } from "./session_links.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -149,7 +151,7 @@ export class SessionLinks {
    * const entry = { session, touchedAt: 0 };
    * links.answer(entry, { jsonrpc: "2.0", id: 7, result: {} }); // no server issued it: dropped
    * links.answer(entry, { jsonrpc: "2.0", id: "anubis-0123456789abcdef-1", result: {} });
-   * console.log(sent.length); // 1
+   * assert.equal(sent.length, 1);
    * engine.close();
    * ```
    */

@@ -84,11 +84,6 @@ export interface SessionEntry {
   touchedAt: number;
   /** Who opened it, for the per-client bound. */
   client?: string;
-  /**
-   * The principal that opened it, when the endpoint binds sessions to
-   * principals (auth on); another principal finds no session.
-   */
-  owner?: string;
 }
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
@@ -121,6 +116,11 @@ function evictable({ session, stream }: SessionEntry): boolean {
   return !session.initialized && !stream?.attached && session.inflightCount === 0;
 }
 
+/** Whether a session bound to `owner` (unbound: `undefined`) is open to `principal`. */
+function ownedBy(owner: string | undefined, principal: string): boolean {
+  return owner === undefined || owner === principal;
+}
+
 /** The record without its timestamp, as compared to skip saving an unchanged record. */
 function savedKey(record: SessionRecord): string {
   return JSON.stringify({ ...record, updatedAt: 0 });
@@ -135,6 +135,7 @@ function savedKey(record: SessionRecord): string {
  * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
  * import { SessionTable } from "./session_table.ts";
+ * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -144,7 +145,9 @@ function savedKey(record: SessionRecord): string {
  *   stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
  * });
  * const entry = table.create();
- * console.log(entry?.session.id?.length, table.create()); // 32 undefined
+ * assert.equal(entry?.session.id?.length, 32);
+ * entry!.session.initialized = true; // a finished handshake is not displaced
+ * assert.equal(table.create(), undefined);
  * table.close();
  * engine.close();
  * ```
@@ -155,7 +158,11 @@ export class SessionTable {
   readonly #entries = new Map<string, SessionEntry>();
   /** Each client's sessions, oldest first. */
   readonly #byClient = new Map<string, Set<SessionEntry>>();
-  readonly #restoring = new Map<string, Promise<SessionEntry | "full" | undefined>>();
+  /** Restores under way, by session id, with the principal each is for. */
+  readonly #restoring = new Map<
+    string,
+    { principal: string; done: Promise<SessionEntry | "full" | undefined> }
+  >();
   readonly #links: SessionLinks;
   readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
@@ -190,6 +197,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -197,7 +205,7 @@ export class SessionTable {
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * table.create();
    * table.create();
-   * console.log(table.size); // 2
+   * assert.equal(table.size, 2);
    * table.close();
    * engine.close();
    * ```
@@ -246,13 +254,15 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create();
-   * console.log(entry?.session.id, entry?.session.transport); // (32 hex digits) http
+   * assert.match(entry?.session.id ?? "", /^[0-9a-f]{32}$/);
+   * assert.equal(entry?.session.transport, "http");
    * table.close();
    * engine.close();
    * ```
@@ -331,14 +341,15 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
-   * console.log(entry.stream); // undefined: most sessions never open one
-   * console.log(table.streamOf(entry) === table.streamOf(entry)); // true
+   * assert.equal(entry.stream, undefined); // most sessions never open one
+   * assert.equal(table.streamOf(entry) === table.streamOf(entry), true);
    * table.close();
    * engine.close();
    * ```
@@ -382,10 +393,14 @@ export class SessionTable {
    * Finds a live session, or restores it from the session store. With a
    * session store, a live session is checked against it (one read), so a
    * session ended on another instance is unknown here as well; when the
-   * store cannot be read, the live session still answers.
+   * store cannot be read, the live session still answers. A session bound
+   * to another principal (`Session.owner`, kept in its record) is unknown to
+   * this one, and is not restored for it: the server's restore callbacks
+   * never run with a stranger's request.
    *
    * @param id The `Mcp-Session-Id`.
    * @param exchange The request asking (for the restore callbacks).
+   * @param principal The principal asking (`""`: none).
    * @returns The entry, `undefined` for an unknown or expired session, or
    * `"full"` when the session is stored but the table has no room for it.
    * @throws When the session store cannot be read, or the server refused to
@@ -397,23 +412,29 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
-   * console.log(await table.find(entry.session.id!, { transport: "http" }) === entry); // true
-   * console.log(await table.find("0123456789abcdef", { transport: "http" })); // undefined
+   * assert.equal(await table.find(entry.session.id!, { transport: "http" }) === entry, true);
+   * assert.equal(await table.find("0123456789abcdef", { transport: "http" }), undefined);
    * table.close();
    * engine.close();
    * ```
    */
-  async find(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
+  async find(
+    id: string,
+    exchange: Exchange,
+    principal = "",
+  ): Promise<SessionEntry | "full" | undefined> {
     this.sweep(false);
     const entry = this.#entries.get(id);
     const store = this.#options.sessionStore;
     if (entry) {
+      if (!ownedBy(entry.session.owner, principal)) return undefined;
       // With a shared store another instance may have ended the session
       // (DELETE there): a live entry whose record is gone is gone here too.
       // A store that cannot answer does not stop a live session.
@@ -425,12 +446,17 @@ export class SessionTable {
       return undefined;
     }
     if (!store) return undefined;
-    let restoring = this.#restoring.get(id);
-    if (!restoring) {
-      restoring = this.#restore(id, exchange).finally(() => this.#restoring.delete(id));
-      this.#restoring.set(id, restoring);
+    const restoring = this.#restoring.get(id);
+    if (restoring?.principal === principal) return await restoring.done;
+    if (restoring) {
+      // Another principal's restore: once it settled, the session is live
+      // (and checked above) or was not restored for it.
+      await restoring.done.catch(() => undefined);
+      return await this.find(id, exchange, principal);
     }
-    return await restoring;
+    const done = this.#restore(id, exchange, principal).finally(() => this.#restoring.delete(id));
+    this.#restoring.set(id, { principal, done });
+    return await done;
   }
 
   /**
@@ -446,6 +472,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -475,7 +502,8 @@ export class SessionTable {
    * }, { transport: "http", session: entry.session });
    * await table.persist(entry);
    * await table.persist(entry); // unchanged: not saved again
-   * console.log(saved.length, saved[0].protocolVersion); // 1 2025-06-18
+   * assert.equal(saved.length, 1);
+   * assert.equal(saved[0].protocolVersion, "2025-06-18");
    * table.close();
    * engine.close();
    * ```
@@ -510,6 +538,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -521,7 +550,7 @@ export class SessionTable {
    * entry.session.lastActivity = 0; // the client POSTs nothing while it listens
    * await connection.readable.cancel(); // it leaves: its idle time counts from now
    * table.sweep(true);
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -543,6 +572,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -551,7 +581,7 @@ export class SessionTable {
    * const entry = table.create()!;
    * // Answers nothing this instance (or, without a session bus, any other) asked: dropped.
    * table.answer(entry, { jsonrpc: "2.0", id: "anubis-0123456789abcdef-1", result: {} });
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -573,6 +603,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -580,7 +611,8 @@ export class SessionTable {
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
    * await table.end(entry);
-   * console.log(table.size, entry.session.closed); // 0 true
+   * assert.equal(table.size, 0);
+   * assert.equal(entry.session.closed, true);
    * table.close();
    * engine.close();
    * ```
@@ -602,6 +634,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -610,7 +643,8 @@ export class SessionTable {
    * const entry = table.create()!;
    * table.discard(entry);
    * const found = await table.find(entry.session.id!, { transport: "http" });
-   * console.log(table.size, found); // 0 undefined
+   * assert.equal(table.size, 0);
+   * assert.equal(found, undefined);
    * table.close();
    * engine.close();
    * ```
@@ -639,6 +673,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -647,7 +682,7 @@ export class SessionTable {
    * table.create();
    * table.create()!.session.lastActivity = Date.now() - 120_000; // idle for two minutes
    * table.sweep(true);
-   * console.log(table.size); // 1
+   * assert.equal(table.size, 1);
    * table.close();
    * engine.close();
    * ```
@@ -695,6 +730,7 @@ export class SessionTable {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -703,7 +739,9 @@ export class SessionTable {
    * const entry = table.create()!;
    * const connection = await table.streamOf(entry).attach(undefined, false);
    * table.close();
-   * console.log(table.size, connection.open, entry.session.closed); // 0 false true
+   * assert.equal(table.size, 0);
+   * assert.equal(connection.open, false);
+   * assert.equal(entry.session.closed, true);
    * engine.close();
    * ```
    */
@@ -767,9 +805,13 @@ export class SessionTable {
     return stream?.send(message);
   }
 
-  async #restore(id: string, exchange: Exchange): Promise<SessionEntry | "full" | undefined> {
+  async #restore(
+    id: string,
+    exchange: Exchange,
+    principal: string,
+  ): Promise<SessionEntry | "full" | undefined> {
     const record = await this.#options.sessionStore!.load(id);
-    if (!record || record.id !== id) return undefined;
+    if (!record || record.id !== id || !ownedBy(record.owner, principal)) return undefined;
     if (this.#full()) return "full";
     // A refused restore (`handleSessionExpired` threw) rejects: the session
     // exists, so the caller answers an internal error, not 404.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { defineServer } from "@anubis/core";
+import { defineServer, type SessionRecord, type SessionStore } from "@anubis/core";
 import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { SessionTable } from "./session_table.ts";
@@ -93,6 +93,56 @@ Deno.test("session table: the sweep walks no sooner than a session can expire, t
   } finally {
     Date.now = realNow;
     table.close();
+    engine.close();
+  }
+});
+
+Deno.test("session table: a stored session bound to a principal is restored only for it, even when both ask at once", async () => {
+  const records = new Map<string, SessionRecord>();
+  const store: SessionStore = {
+    save: (record) => Promise.resolve(void records.set(record.id, record)),
+    load: (id) => Promise.resolve(records.get(id)),
+    touch: () => Promise.resolve(),
+    delete: (id) => Promise.resolve(void records.delete(id)),
+  };
+  let restores = 0;
+  const server = defineServer({ name: "s", version: "1", init: () => void restores++ });
+  const engine = new Engine(server, { registry: createDefaultRegistry() });
+  const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+  const options = { maxSessions: 10, idleMs: 60_000, sessionStore: store, stream };
+  const opener = new SessionTable(engine, options);
+  const other = new SessionTable(engine, options);
+  try {
+    const entry = opener.create()!;
+    entry.session.owner = "ada";
+    await engine.handle({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    }, { transport: "http", session: entry.session });
+    await opener.persist(entry);
+    const id = entry.session.id!;
+    assert.equal(records.get(id)?.owner, "ada");
+    restores = 0;
+    // Eve and Ada at once, at a table where the session is not live.
+    const [eve, ada] = await Promise.all([
+      other.find(id, { transport: "http" }, "eve"),
+      other.find(id, { transport: "http" }, "ada"),
+    ]);
+    assert.equal(eve, undefined);
+    assert.equal(typeof ada === "object" && ada.session.owner, "ada");
+    assert.equal(restores, 1, "restored once, for Ada");
+    assert.equal(await other.find(id, { transport: "http" }, "eve"), undefined);
+    assert.equal(await other.find(id, { transport: "http" }), undefined, "no principal is another");
+    assert.equal(await other.find(id, { transport: "http" }, "ada"), ada);
+  } finally {
+    opener.close();
+    other.close();
     engine.close();
   }
 });

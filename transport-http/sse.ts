@@ -37,8 +37,9 @@ export interface SseEvent {
  * @example
  * ```ts
  * import { encodeSseEvent } from "./sse.ts";
+ * import assert from "node:assert/strict";
  * const text = new TextDecoder().decode(encodeSseEvent({ event: "message", data: "{}" }));
- * console.log(JSON.stringify(text)); // "event: message\ndata: {}\n\n"
+ * assert.equal(text, "event: message\ndata: {}\n\n");
  * ```
  */
 export function encodeSseEvent(event: SseEvent): Uint8Array {
@@ -62,7 +63,8 @@ export function encodeSseEvent(event: SseEvent): Uint8Array {
  * @example
  * ```ts
  * import { encodeSseComment } from "./sse.ts";
- * console.log(new TextDecoder().decode(encodeSseComment("keepalive"))); // ": keepalive\n\n"
+ * import assert from "node:assert/strict";
+ * assert.equal(new TextDecoder().decode(encodeSseComment("keepalive")), ": keepalive\n\n");
  * ```
  */
 export function encodeSseComment(text: string): Uint8Array {
@@ -79,8 +81,9 @@ export function encodeSseComment(text: string): Uint8Array {
  * @example
  * ```ts
  * import { encodeSseMessage } from "./sse.ts";
+ * import assert from "node:assert/strict";
  * const text = new TextDecoder().decode(encodeSseMessage('{"jsonrpc":"2.0","id":1,"result":{}}', 7));
- * console.log(text.startsWith("id: 7\nevent: message\n")); // true
+ * assert.equal(text.startsWith("id: 7\nevent: message\n"), true);
  * ```
  */
 export function encodeSseMessage(json: string, id?: number): Uint8Array {

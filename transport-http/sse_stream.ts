@@ -40,7 +40,8 @@ const KEEPALIVE = encodeSseComment("keepalive");
  * @example
  * ```ts
  * import { SSE_HEADERS } from "./sse_stream.ts";
- * console.log(SSE_HEADERS["content-type"]); // text/event-stream
+ * import assert from "node:assert/strict";
+ * assert.equal(SSE_HEADERS["content-type"], "text/event-stream");
  * ```
  */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -56,10 +57,11 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  * ```ts
  * import { encodeSseMessage } from "./sse.ts";
  * import { SseStream } from "./sse_stream.ts";
+ * import assert from "node:assert/strict";
  * const stream = new SseStream();
  * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}'));
  * stream.close();
- * console.log((await new Response(stream.readable).text()).includes("ping")); // true
+ * assert.equal((await new Response(stream.readable).text()).includes("ping"), true);
  * ```
  */
 export class SseStream {
@@ -70,11 +72,14 @@ export class SseStream {
    * ```ts
    * import { encodeSseMessage } from "./sse.ts";
    * import { SseStream } from "./sse_stream.ts";
+   * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}', 1));
    * stream.close();
-   * console.log(JSON.stringify(await new Response(stream.readable).text()));
-   * // "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n"
+   * assert.equal(
+   *   await new Response(stream.readable).text(),
+   *   'id: 1\nevent: message\ndata: {"jsonrpc":"2.0","method":"ping"}\n\n',
+   * );
    * ```
    */
   readonly readable: ReadableStream<Uint8Array>;
@@ -114,9 +119,11 @@ export class SseStream {
    * @example
    * ```ts
    * import { SseStream } from "./sse_stream.ts";
+   * import assert from "node:assert/strict";
    * const stream = new SseStream();
-   * stream.signal.addEventListener("abort", () => console.log("ended")); // ended
+   * assert.equal(stream.signal.aborted, false);
    * await stream.readable.cancel(); // the client went away
+   * assert.equal(stream.signal.aborted, true);
    * ```
    */
   get signal(): AbortSignal {
@@ -129,10 +136,11 @@ export class SseStream {
    * @example
    * ```ts
    * import { SseStream } from "./sse_stream.ts";
+   * import assert from "node:assert/strict";
    * const stream = new SseStream();
-   * console.log(stream.open); // true
+   * assert.equal(stream.open, true);
    * stream.close();
-   * console.log(stream.open); // false
+   * assert.equal(stream.open, false);
    * ```
    */
   get open(): boolean {
@@ -149,11 +157,12 @@ export class SseStream {
    * ```ts
    * import { encodeSseComment } from "./sse.ts";
    * import { SseStream } from "./sse_stream.ts";
+   * import assert from "node:assert/strict";
    * const stream = new SseStream({ maxBufferedBytes: 1024 });
-   * console.log(stream.write(encodeSseComment("hi"))); // true
+   * assert.equal(stream.write(encodeSseComment("hi")), true);
    * // Nobody reads: beyond `maxBufferedBytes` unread the stream ends.
-   * console.log(stream.write(encodeSseComment("x".repeat(2_000)))); // false
-   * console.log(stream.open); // false
+   * assert.equal(stream.write(encodeSseComment("x".repeat(2_000))), false);
+   * assert.equal(stream.open, false);
    * ```
    */
   write(bytes: Uint8Array): boolean {
@@ -222,11 +231,12 @@ export class SseStream {
    * ```ts
    * import { encodeSseComment } from "./sse.ts";
    * import { SseStream } from "./sse_stream.ts";
+   * import assert from "node:assert/strict";
    * const stream = new SseStream({ keepAliveMs: 15_000 });
    * stream.write(encodeSseComment("last"));
    * stream.close();
-   * console.log(stream.write(encodeSseComment("late"))); // false
-   * console.log(JSON.stringify(await new Response(stream.readable).text())); // ": last\n\n"
+   * assert.equal(stream.write(encodeSseComment("late")), false);
+   * assert.equal(await new Response(stream.readable).text(), ": last\n\n");
    * ```
    */
   close(): void {
@@ -242,12 +252,13 @@ export class SseStream {
    * @example
    * ```ts
    * import { SseStream } from "./sse_stream.ts";
+   * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * const response = stream.response({ "mcp-session-id": "s1" });
-   * console.log(response.headers.get("content-type")); // text/event-stream
-   * console.log(response.headers.get("mcp-session-id")); // s1
+   * assert.equal(response.headers.get("content-type"), "text/event-stream");
+   * assert.equal(response.headers.get("mcp-session-id"), "s1");
    * await response.body?.cancel();
-   * console.log(stream.open); // false
+   * assert.equal(stream.open, false);
    * ```
    */
   response(headers?: Record<string, string>): Response {

@@ -75,11 +75,12 @@ interface Connection {
  * @example
  * ```ts
  * import { StandaloneStream } from "./standalone_stream.ts";
+ * import assert from "node:assert/strict";
  * const standalone = new StandaloneStream("s1", { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 });
  * const stream = await standalone.attach(undefined, false);
  * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
  * standalone.close();
- * console.log((await new Response(stream.readable).text()).includes("list_changed")); // true
+ * assert.equal((await new Response(stream.readable).text()).includes("list_changed"), true);
  * ```
  */
 export class StandaloneStream {
@@ -89,9 +90,10 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
-   * console.log(standalone.sessionId); // s1
+   * assert.equal(standalone.sessionId, "s1");
    * ```
    */
   readonly sessionId: string;
@@ -124,13 +126,14 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
-   * console.log(standalone.attached); // false
+   * assert.equal(standalone.attached, false);
    * const stream = await standalone.attach(undefined, false);
-   * console.log(standalone.attached); // true
+   * assert.equal(standalone.attached, true);
    * await stream.readable.cancel(); // the client went away
-   * console.log(standalone.attached); // false
+   * assert.equal(standalone.attached, false);
    * standalone.close();
    * ```
    */
@@ -150,6 +153,7 @@ export class StandaloneStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
    *   eventStore,
@@ -159,7 +163,7 @@ export class StandaloneStream {
    * });
    * // No client is attached, but the message is recorded for one that resumes.
    * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
-   * console.log((await eventStore.replay("s1", 0)).map((event) => event.id)); // [ 1 ]
+   * assert.deepEqual((await eventStore.replay("s1", 0)).map((event) => event.id), [ 1 ]);
    * standalone.close();
    * ```
    */
@@ -203,6 +207,7 @@ export class StandaloneStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
    *   retryMs: 1000,
@@ -213,7 +218,8 @@ export class StandaloneStream {
    * const stream = await standalone.attach(0, true); // Last-Event-ID: 0
    * standalone.close();
    * const text = await new Response(stream.readable).text();
-   * console.log(text.startsWith("id: 0\nretry: 1000\n"), text.includes("id: 1\n")); // true true
+   * assert.equal(text.startsWith("id: 0\nretry: 1000\n"), true);
+   * assert.equal(text.includes("id: 1\n"), true);
    * ```
    */
   async attach(lastEventId: number | undefined, priming: boolean): Promise<SseStream> {
@@ -278,6 +284,7 @@ export class StandaloneStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
    *   eventStore,
@@ -287,7 +294,7 @@ export class StandaloneStream {
    * });
    * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
    * await standalone.deleteEvents();
-   * console.log(await eventStore.replay("s1", 0)); // []
+   * assert.deepEqual(await eventStore.replay("s1", 0), []);
    * standalone.close();
    * ```
    */
@@ -303,6 +310,7 @@ export class StandaloneStream {
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
    *   ordered: true,
@@ -310,9 +318,9 @@ export class StandaloneStream {
    *   graceMs: 1000,
    *   keepAliveMs: 0,
    * });
-   * console.log(standalone.order); // undefined
+   * assert.equal(standalone.order, undefined);
    * await standalone.attach(undefined, false);
-   * console.log(standalone.order); // 1
+   * assert.equal(standalone.order, 1);
    * standalone.close();
    * ```
    */
@@ -333,11 +341,13 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
    * const stream = await standalone.attach(undefined, false);
    * standalone.supersede(undefined); // the client opened the stream at another instance
-   * console.log(stream.open, standalone.attached); // false false
+   * assert.equal(stream.open, false);
+   * assert.equal(standalone.attached, false);
    * standalone.close();
    * ```
    */
@@ -358,13 +368,15 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { StandaloneStream } from "./standalone_stream.ts";
+   * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
    * const stream = await standalone.attach(undefined, false);
    * standalone.close();
    * // Neither delivered nor recorded any more:
    * await standalone.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
-   * console.log(stream.open, standalone.attached); // false false
+   * assert.equal(stream.open, false);
+   * assert.equal(standalone.attached, false);
    * ```
    */
   close(): void {

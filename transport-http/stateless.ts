@@ -25,6 +25,7 @@ import { accepted, errorResponseOf } from "./responses.ts";
  * import { createDefaultRegistry } from "@anubis/dialects";
  * import { StatelessEndpoint } from "./stateless.ts";
  * import { StreamCounter } from "./limits.ts";
+ * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
  * });
@@ -48,7 +49,7 @@ import { accepted, errorResponseOf } from "./responses.ts";
  *     },
  *   },
  * }, "2026-07-28");
- * console.log(response.status); // 200
+ * assert.equal(response.status, 200);
  * await response.body?.cancel();
  * engine.close();
  * ```
@@ -84,6 +85,7 @@ export class StatelessEndpoint {
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { StatelessEndpoint } from "./stateless.ts";
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const server = defineServer({
    *   name: "s",
    *   version: "1",
@@ -91,7 +93,7 @@ export class StatelessEndpoint {
    *     name: "wait",
    *     description: "Waits until cancelled",
    *     inputSchema: { type: "object" },
-   *     handler: (_args: Record<string, never>, frame) =>
+   *     handler: (_args, frame) =>
    *       new Promise<string>((resolve) => {
    *         if (frame.signal.aborted) resolve("cancelled");
    *         frame.signal.addEventListener("abort", () => resolve("cancelled"));
@@ -116,7 +118,7 @@ export class StatelessEndpoint {
    * const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params } as const;
    * const pending = endpoint.post(request, call, "2026-07-28");
    * endpoint.close();
-   * console.log((await pending).status); // 503
+   * assert.equal((await pending).status, 503);
    * engine.close();
    * ```
    */
@@ -141,6 +143,7 @@ export class StatelessEndpoint {
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { StatelessEndpoint } from "./stateless.ts";
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -150,8 +153,8 @@ export class StatelessEndpoint {
    * const ping = { jsonrpc: "2.0", id: 1, method: "ping" } as const; // no `_meta` claim
    * const headers = { "mcp-protocol-version": "2026-07-28" };
    * const claimsStateless = new Request(url, { method: "POST", headers });
-   * console.log(endpoint.unclaimed(claimsStateless, ping)?.status); // 400
-   * console.log(endpoint.unclaimed(new Request(url, { method: "POST" }), ping)); // undefined
+   * assert.equal(endpoint.unclaimed(claimsStateless, ping)?.status, 400);
+   * assert.equal(endpoint.unclaimed(new Request(url, { method: "POST" }), ping), undefined);
    * engine.close();
    * ```
    */
@@ -184,6 +187,7 @@ export class StatelessEndpoint {
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { StatelessEndpoint } from "./stateless.ts";
    * import { StreamCounter } from "./limits.ts";
+   * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -201,11 +205,12 @@ export class StatelessEndpoint {
    *   params: { _meta },
    * } as const;
    * const bare = new Request(url, { method: "POST" }); // no MCP-Protocol-Version, no Mcp-Method
-   * console.log((await endpoint.post(bare, discover, "2026-07-28")).status); // 400
+   * assert.equal((await endpoint.post(bare, discover, "2026-07-28")).status, 400);
    * const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" };
    * const request = new Request(url, { method: "POST", headers });
    * const response = await endpoint.post(request, discover, "2026-07-28");
-   * console.log(response.status, response.headers.get("content-type")); // 200 application/json
+   * assert.equal(response.status, 200);
+   * assert.equal(response.headers.get("content-type"), "application/json");
    * await response.body?.cancel();
    * engine.close();
    * ```

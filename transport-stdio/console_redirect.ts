@@ -41,10 +41,12 @@ type NodeProcess = {
  * @example
  * ```ts
  * import { redirectConsole } from "@anubis/transport-stdio";
+ * import assert from "node:assert/strict";
+ * const original = console.log;
  * const restore = redirectConsole();
- * console.log("on stderr");
- * console.table([{ a: 1 }]); // on stderr too
+ * assert.notEqual(console.log, original); // console.log("…") now prints on stderr
  * restore();
+ * assert.equal(console.log, original);
  * ```
  */
 export function redirectConsole(): () => void {

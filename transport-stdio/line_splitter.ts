@@ -28,10 +28,11 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * @example
  * ```ts
  * import { LineSplitter } from "@anubis/transport-stdio";
+ * import assert from "node:assert/strict";
  * const splitter = new LineSplitter(1024);
  * const lines = splitter.push(new TextEncoder().encode('{"a":1}\n{"b"'));
- * console.log(lines.length); // 1
- * console.log(splitter.push(new TextEncoder().encode(":2}\n")).length); // 1
+ * assert.equal(lines.length, 1);
+ * assert.equal(splitter.push(new TextEncoder().encode(":2}\n")).length, 1);
  * ```
  */
 export class LineSplitter {
@@ -58,9 +59,10 @@ export class LineSplitter {
    * @example
    * ```ts
    * import { LineSplitter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const splitter = new LineSplitter(8);
    * const lines = splitter.push(new TextEncoder().encode("ping\r\n0123456789\npo"));
-   * console.log(lines.map((line) => "bytes" in line ? new TextDecoder().decode(line.bytes) : line)); // [ "ping", { tooLong: 10 } ]
+   * assert.deepEqual(lines.map((line) => "bytes" in line ? new TextDecoder().decode(line.bytes) : line), [ "ping", { tooLong: 10 } ]);
    * ```
    */
   push(chunk: Uint8Array): Line[] {
@@ -90,8 +92,9 @@ export class LineSplitter {
    * @example
    * ```ts
    * import { LineSplitter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const splitter = new LineSplitter(1024);
-   * console.log(splitter.pushText(new TextEncoder().encode('{"a":1}\r\n{"b":2}\n'))); // [ { text: '{"a":1}' }, { text: '{"b":2}' } ]
+   * assert.deepEqual(splitter.pushText(new TextEncoder().encode('{"a":1}\r\n{"b":2}\n')), [ { text: '{"a":1}' }, { text: '{"b":2}' } ]);
    * ```
    */
   pushText(chunk: Uint8Array): Line[] {
@@ -134,11 +137,13 @@ export class LineSplitter {
    * @example
    * ```ts
    * import { LineSplitter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const splitter = new LineSplitter(1024);
-   * console.log(splitter.push(new TextEncoder().encode('{"id":1}'))); // []
+   * assert.deepEqual(splitter.push(new TextEncoder().encode('{"id":1}')), []);
    * const last = splitter.flush();
-   * console.log(last && "bytes" in last && new TextDecoder().decode(last.bytes)); // {"id":1}
-   * console.log(splitter.flush()); // undefined
+   * assert(last && "bytes" in last);
+   * assert.equal(new TextDecoder().decode(last.bytes), '{"id":1}');
+   * assert.equal(splitter.flush(), undefined);
    * ```
    */
   flush(): Line | undefined {

@@ -51,6 +51,7 @@ export interface LineWriterOptions {
  * @example
  * ```ts
  * import { LineWriter } from "@anubis/transport-stdio";
+ * import assert from "node:assert/strict";
  * const chunks: string[] = [];
  * const stream = new WritableStream<Uint8Array>({
  *   write: (chunk) => void chunks.push(new TextDecoder().decode(chunk)),
@@ -59,8 +60,8 @@ export interface LineWriterOptions {
  * writer.write({ jsonrpc: "2.0", id: 1, result: {} });
  * await writer.write({ jsonrpc: "2.0", id: 2, result: {} });
  * await writer.write({ jsonrpc: "2.0", id: 3, result: { n: 1n } });
- * console.log(chunks.length); // 2
- * console.log(chunks[1]); // {"jsonrpc":"2.0","id":3,"error":{"code":-32603,…}}
+ * assert.equal(chunks.length, 2);
+ * assert.equal(JSON.parse(chunks[1]).error.code, -32603);
  * ```
  */
 export class LineWriter {
@@ -92,13 +93,14 @@ export class LineWriter {
    * @example
    * ```ts
    * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const stream = new WritableStream<Uint8Array>({
    *   write: () => Promise.reject(new Error("EPIPE")), // the reader went away
    * });
    * const writer = new LineWriter(stream.getWriter());
-   * console.log(writer.broken); // false
+   * assert.equal(writer.broken, false);
    * await writer.write({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
-   * console.log(writer.broken); // true
+   * assert.equal(writer.broken, true);
    * ```
    */
   get broken(): boolean {
@@ -111,12 +113,13 @@ export class LineWriter {
    * @example
    * ```ts
    * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const stream = new WritableStream<Uint8Array>();
    * const writer = new LineWriter(stream.getWriter());
    * const sent = writer.write({ jsonrpc: "2.0", id: 1, result: {} });
-   * console.log(writer.buffered); // 37: the line and its newline
+   * assert.equal(writer.buffered, 37); // the line and its newline
    * await sent;
-   * console.log(writer.buffered); // 0
+   * assert.equal(writer.buffered, 0);
    * ```
    */
   get buffered(): number {
@@ -129,14 +132,15 @@ export class LineWriter {
    * @example
    * ```ts
    * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const gate = Promise.withResolvers<void>();
    * const stream = new WritableStream<Uint8Array>({ write: () => gate.promise }); // a reader that stalls
    * const writer = new LineWriter(stream.getWriter(), { highWaterMark: 16 });
    * writer.write({ jsonrpc: "2.0", id: 1, result: {} });
-   * console.log(writer.full); // true
+   * assert.equal(writer.full, true);
    * gate.resolve();
    * await writer.drained();
-   * console.log(writer.full); // false
+   * assert.equal(writer.full, false);
    * ```
    */
   get full(): boolean {
@@ -149,13 +153,14 @@ export class LineWriter {
    * @example
    * ```ts
    * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const gate = Promise.withResolvers<void>();
    * const stream = new WritableStream<Uint8Array>({ write: () => gate.promise });
    * const writer = new LineWriter(stream.getWriter(), { highWaterMark: 16 });
    * writer.write({ jsonrpc: "2.0", id: 1, result: {} });
-   * const ready = writer.ready.then(() => console.log("ready, full:", writer.full));
+   * const ready = writer.ready.then(() => writer.full);
    * gate.resolve(); // the reader caught up
-   * await ready; // logs "ready, full: false"
+   * assert.equal(await ready, false); // not full once ready
    * ```
    */
   get ready(): Promise<void> {
@@ -178,6 +183,7 @@ export class LineWriter {
    * @example
    * ```ts
    * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * const lines: string[] = [];
    * const stream = new WritableStream<Uint8Array>({
    *   write: (chunk) => void lines.push(new TextDecoder().decode(chunk)),
@@ -187,9 +193,11 @@ export class LineWriter {
    *   { jsonrpc: "2.0", id: 1, result: {} },
    *   { jsonrpc: "2.0", id: 2, result: {} },
    * ]);
-   * console.log(lines.join("")); // [{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]
+   * assert.equal(lines.join(""), '[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]\n');
    * const request = { jsonrpc: "2.0" as const, id: 3, method: "roots/list", params: { n: 1n } };
-   * await writer.write(request).catch((error) => console.log(error.message)); // roots/list could not be encoded as JSON, so it was not sent
+   * await assert.rejects(writer.write(request), {
+   *   message: "roots/list could not be encoded as JSON, so it was not sent",
+   * });
    * ```
    */
   write(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
@@ -213,6 +221,7 @@ export class LineWriter {
    * @example
    * ```ts
    * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
    * let written = 0;
    * const stream = new WritableStream<Uint8Array>({
    *   write: (chunk) => void (written += chunk.length),
@@ -221,7 +230,8 @@ export class LineWriter {
    * writer.write({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
    * writer.write({ jsonrpc: "2.0", method: "notifications/prompts/list_changed" });
    * await writer.drained();
-   * console.log(written, writer.buffered); // 126 0
+   * assert.equal(written, 126);
+   * assert.equal(writer.buffered, 0);
    * ```
    */
   drained(): Promise<void> {

@@ -43,3 +43,4 @@ export type { SubscriptionFilter } from "../subscriptions.ts";
 export * from "../exchange.ts";
 export * from "../engine.ts";
 export * from "../session_persistence.ts";
+export { principalOf } from "../auth_info.ts";

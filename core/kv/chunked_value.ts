@@ -17,7 +17,8 @@ import type { KvKey, KvLike } from "./kv_like.ts";
  * @example
  * ```ts
  * import { MAX_PARTS_PER_COMMIT } from "@anubis/core/kv";
- * console.log(MAX_PARTS_PER_COMMIT); // 12
+ * import assert from "node:assert/strict";
+ * assert.equal(MAX_PARTS_PER_COMMIT, 12);
  * ```
  */
 export const MAX_PARTS_PER_COMMIT = 12;
@@ -68,8 +69,9 @@ const decoder = new TextDecoder();
  * @example
  * ```ts
  * import { chunkWrites } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
  * const writes = chunkWrites(["v"], { at: 1 }, new Uint8Array(70_000));
- * console.log(writes.map((w) => w.key)); // [ [ "v" ], [ "v", 1 ] ]
+ * assert.deepEqual(writes.map((w) => w.key), [ [ "v" ], [ "v", 1 ] ]);
  * ```
  */
 export function chunkWrites(
@@ -100,8 +102,9 @@ export function chunkWrites(
  * @example
  * ```ts
  * import { chunkWrites, readHead } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
  * const [head] = chunkWrites(["v"], { at: 5 }, new TextEncoder().encode("hi"));
- * console.log(readHead(head.value).header); // { at: 5, parts: 1 }
+ * assert.deepEqual(readHead(head.value).header, { at: 5, parts: 1 });
  * ```
  */
 export function readHead<H extends object = Record<string, unknown>>(
@@ -149,11 +152,12 @@ export interface ChunkedValue<H extends object = Record<string, unknown>> {
  * @example
  * ```ts
  * import { chunkWrites, readChunked } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
  * const kv = await Deno.openKv(":memory:");
  * const op = kv.atomic();
  * for (const w of chunkWrites(["v"], {}, new Uint8Array(100_000))) op.set(w.key, w.value);
  * await op.commit();
- * console.log((await readChunked(kv, ["v"]))?.bytes.length); // 100000
+ * assert.equal((await readChunked(kv, ["v"]))?.bytes.length, 100000);
  * kv.close();
  * ```
  */

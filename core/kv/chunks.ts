@@ -12,7 +12,8 @@
  * @example
  * ```ts
  * import { CHUNK_BYTES } from "@anubis/core/kv";
- * console.log(CHUNK_BYTES < 65_536); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(CHUNK_BYTES < 65_536, true);
  * ```
  */
 export const CHUNK_BYTES = 60 * 1024;
@@ -28,7 +29,8 @@ export const CHUNK_BYTES = 60 * 1024;
  * @example
  * ```ts
  * import { splitBytes } from "@anubis/core/kv";
- * console.log(splitBytes(new Uint8Array(5), 2).map((p) => p.length)); // [ 2, 2, 1 ]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(splitBytes(new Uint8Array(5), 2).map((p) => p.length), [ 2, 2, 1 ]);
  * ```
  */
 export function splitBytes(bytes: Uint8Array, size: number = CHUNK_BYTES): Uint8Array[] {
@@ -48,7 +50,8 @@ export function splitBytes(bytes: Uint8Array, size: number = CHUNK_BYTES): Uint8
  * @example
  * ```ts
  * import { joinBytes } from "@anubis/core/kv";
- * console.log(joinBytes([new Uint8Array([1]), new Uint8Array([2, 3])])); // Uint8Array(3) [ 1, 2, 3 ]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(joinBytes([new Uint8Array([1]), new Uint8Array([2, 3])]), new Uint8Array([1, 2, 3]));
  * ```
  */
 export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {

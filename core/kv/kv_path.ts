@@ -14,7 +14,8 @@
  * @example
  * ```ts
  * import { DEFAULT_KV_PATH } from "@anubis/core/kv";
- * console.log(DEFAULT_KV_PATH); // .data/anubis.kv
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_KV_PATH, ".data/anubis.kv");
  * ```
  */
 export const DEFAULT_KV_PATH = ".data/anubis.kv";
@@ -30,8 +31,10 @@ export const DEFAULT_KV_PATH = ".data/anubis.kv";
  * @example
  * ```ts
  * import { isKvFilePath } from "@anubis/core/kv";
- * console.log(isKvFilePath(".data/anubis.kv"), isKvFilePath(":memory:")); // true false
- * console.log(isKvFilePath("https://kv.example.com")); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isKvFilePath(".data/anubis.kv"), true);
+ * assert.equal(isKvFilePath(":memory:"), false);
+ * assert.equal(isKvFilePath("https://kv.example.com"), false);
  * ```
  */
 export function isKvFilePath(path: string): boolean {

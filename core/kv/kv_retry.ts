@@ -14,7 +14,8 @@
  * @example
  * ```ts
  * import { isLockedError } from "@anubis/core/kv";
- * console.log(isLockedError(new TypeError("database is locked"))); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(isLockedError(new TypeError("database is locked")), true);
  * ```
  */
 export function isLockedError(error: unknown): boolean {
@@ -51,12 +52,14 @@ export function backoff(attempt: number): Promise<void> {
  * @example
  * ```ts
  * import { retryLocked } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
  * let calls = 0;
  * const value = await retryLocked(() => {
  *   if (++calls < 3) throw new TypeError("database is locked");
  *   return Promise.resolve("done");
  * });
- * console.log(value, calls); // done 3
+ * assert.equal(value, "done");
+ * assert.equal(calls, 3);
  * ```
  */
 export async function retryLocked<T>(work: () => Promise<T>, timeoutMs = 10_000): Promise<T> {

@@ -18,12 +18,14 @@
  * @example
  * ```ts
  * import { chunkWrites, type KvLike, readChunked, retryLocked } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
  * const kv: KvLike = await Deno.openKv(":memory:");
  * const op = kv.atomic();
  * for (const w of chunkWrites(["doc"], { v: 1 }, new Uint8Array(100_000))) op.set(w.key, w.value);
  * await retryLocked(() => op.commit());
  * const value = await retryLocked(() => readChunked<{ v: number }>(kv, ["doc"]));
- * console.log(value?.header.v, value?.bytes.length); // 1 100000
+ * assert.equal(value?.header.v, 1);
+ * assert.equal(value?.bytes.length, 100000);
  * kv.close();
  * ```
  *

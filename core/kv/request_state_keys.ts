@@ -46,7 +46,8 @@ export interface SharedRequestStateKeysOptions {
  * @example
  * ```ts
  * import { PREVIOUS_SECRET_WINDOW_MS } from "@anubis/core/kv";
- * console.log(PREVIOUS_SECRET_WINDOW_MS / 60_000); // 15
+ * import assert from "node:assert/strict";
+ * assert.equal(PREVIOUS_SECRET_WINDOW_MS / 60_000, 15);
  * ```
  */
 export const PREVIOUS_SECRET_WINDOW_MS = 15 * 60_000;

@@ -1,7 +1,11 @@
 // Every package's public surface is documented: `deno doc --lint` is clean over
-// all entry points together, and every exported symbol, and every method and
-// property of an exported class, carries an `@example` (which `deno test
-// --doc` then runs).
+// all entry points together, and every symbol a package's entry points export
+// (its `mod.ts` and the other paths its deno.json `exports` names), and every
+// public method and property of such a class, carries an `@example` (which
+// `deno test --doc` then runs). The rule stops at that surface: files a
+// package does not export, and `private`, `protected` or `@internal` members,
+// need no example (one that teaches may stay). And no example, public or not,
+// prints a value (`console.log(x); // expected`) where it should assert it.
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -13,6 +17,7 @@ interface JsDoc {
 interface DocMember {
   name: string;
   isStatic?: boolean;
+  accessibility?: "public" | "protected" | "private";
   jsDoc?: JsDoc;
 }
 
@@ -32,6 +37,11 @@ interface DocNode {
 }
 
 const hasExample = (doc: JsDoc | undefined) => doc?.tags?.some((tag) => tag.kind === "example");
+
+/** A class member outside the public surface: `private`, `protected` or tagged `@internal`. */
+const isInternal = (member: DocMember) =>
+  (member.accessibility !== undefined && member.accessibility !== "public") ||
+  member.jsDoc?.tags?.some((tag) => tag.kind === "internal");
 
 /** The entry points of every published workspace member, as paths from the root. */
 async function entryPoints(): Promise<string[]> {
@@ -100,7 +110,7 @@ Deno.test("every exported symbol has JSDoc with an @example", async () => {
   assert.deepEqual(missing, []);
 });
 
-Deno.test("every method and property of an exported class has an @example", async () => {
+Deno.test("every public method and property of an exported class has an @example", async () => {
   const missing: string[] = [];
   let seen = 0;
   for (const [file, module] of Object.entries(await docNodes())) {
@@ -110,6 +120,7 @@ Deno.test("every method and property of an exported class has an @example", asyn
         if (declaration.kind !== "class") continue;
         const members = [...declaration.def?.methods ?? [], ...declaration.def?.properties ?? []];
         for (const member of members) {
+          if (isInternal(member)) continue;
           seen++;
           if (!hasExample(member.jsDoc)) {
             missing.push(`${owner}${member.isStatic ? "." : "#"}${member.name}`);
@@ -120,4 +131,50 @@ Deno.test("every method and property of an exported class has an @example", asyn
   }
   assert.ok(seen > 50, `only ${seen} class members found: did the doc JSON format change?`);
   assert.deepEqual(missing, []);
+});
+
+/** The source files of every published workspace member, as URLs (tests and test data aside). */
+async function packageSources(): Promise<URL[]> {
+  const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const files: URL[] = [];
+  const walk = async (dir: URL) => {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory && entry.name !== "testdata") {
+        await walk(new URL(`${entry.name}/`, dir));
+      } else if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
+        files.push(new URL(entry.name, dir));
+      }
+    }
+  };
+  for (const member of root.workspace as string[]) {
+    const dir = new URL(`${member.replace(/^\.\//, "")}/`, ROOT);
+    const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", dir)));
+    if (config.exports !== undefined) await walk(dir);
+  }
+  return files;
+}
+
+Deno.test("doc examples assert what they show instead of printing it", async () => {
+  const printing: string[] = [];
+  let examples = 0;
+  for (const file of await packageSources()) {
+    let inCode = false;
+    const lines = (await Deno.readTextFile(file)).split("\n");
+    for (const [index, line] of lines.entries()) {
+      const doc = /^\s*\*\s?(.*)$/.exec(line)?.[1];
+      if (doc === undefined) continue;
+      if (doc.trimStart().startsWith("```")) {
+        inCode = !inCode;
+        if (inCode) examples++;
+        continue;
+      }
+      // `console.log(x); // expected` is never compared by `deno test --doc`.
+      const code = doc.split(" // ")[0];
+      if (inCode && /\bconsole\.log\(/.test(code)) {
+        printing.push(`${file.href.replace(ROOT.href, "")}:${index + 1}: ${doc.trim()}`);
+      }
+    }
+  }
+  assert.ok(examples > 300, `only ${examples} examples found: did the comment format change?`);
+  assert.deepEqual(printing, []);
 });

@@ -22,15 +22,18 @@ export type InstanceStores = "both" | "events" | "sessions";
 
 /**
  * Starts `cli serve examples/everything.ts --http --port 0` with the stores
- * `stores` names on the KV file `kvPath`, and waits for its "listening on" line.
+ * `stores` names on the KV file `kvPath` (and `flags` added), and waits for
+ * its "listening on" line.
  */
 export async function startInstance(
   kvPath: string,
   stores: InstanceStores = "both",
+  flags: string[] = [],
 ): Promise<Instance> {
   const server = await startHttpServer([
     ...(stores === "sessions" ? [] : ["--event-store", `kv:${kvPath}`]),
     ...(stores === "events" ? [] : ["--session-store", `kv:${kvPath}`]),
+    ...flags,
   ]);
   return { url: server.url.href, stop: server.stop };
 }

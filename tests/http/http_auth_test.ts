@@ -1,7 +1,7 @@
 /**
  * OAuth resource-server auth over real HTTP on loopback, with real JWTs
  * (signed by `jose`) and a real JWKS endpoint: RFC 9728 metadata, the
- * caller reaching `frame.context.authInfo` in both eras, and every refusal
+ * caller reaching `frame.auth` in both eras, and every refusal
  * the spec names — no token, expired, not yet valid, wrong issuer, wrong
  * audience, bad signature, `alg: none`, unknown `kid`, missing scope, token
  * in the query — each with its status and `WWW-Authenticate`.
@@ -38,8 +38,9 @@ const server = defineServer({
   tools: [{
     name: "whoami",
     handler: (_args, frame) => {
-      const info = frame.context.authInfo as { subject?: string; scopes: string[] };
-      return `${info.subject} ${info.scopes.join(",")}`;
+      // frame.auth is the request context's authInfo, typed.
+      if (frame.auth !== frame.context.authInfo) throw new Error("frame.auth is not authInfo");
+      return frame.auth ? `${frame.auth.subject} ${frame.auth.scopes.join(",")}` : "anonymous";
     },
   }, {
     name: "admin_only",
@@ -102,6 +103,32 @@ async function answerOf(
   return { text, body: JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]) };
 }
 
+/** `whoami` in the stateless era: the tool's text. */
+async function whoamiStateless(url: string, bearer?: string): Promise<string> {
+  const response = await callWhoami(url, bearer);
+  const body = await response.json();
+  assert.equal(response.status, 200, JSON.stringify(body));
+  return body.result.content[0].text;
+}
+
+/** `whoami` in a fresh legacy (2025-11-25) session: the tool's text. */
+async function whoamiLegacy(url: string, bearer?: string): Promise<string> {
+  const auth: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
+  const init = await post(url, initializeRequest(1), auth);
+  await init.body?.cancel();
+  assert.equal(init.status, 200);
+  const headers = { ...auth, "mcp-session-id": init.headers.get("mcp-session-id")! };
+  const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+  await (await post(url, initialized, headers)).body?.cancel();
+  const legacy = await post(url, {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "whoami", arguments: {} },
+  }, { ...headers, "mcp-protocol-version": "2025-11-25" });
+  return (await answerOf(legacy)).body.result.content[0].text;
+}
+
 async function refused(response: Response, status: number, error?: string): Promise<string> {
   const body = await response.json();
   assert.equal(response.status, status, JSON.stringify(body));
@@ -138,28 +165,18 @@ Deno.test("auth: metadata at both well-known paths; a valid token reaches the to
       });
     }
     const good = await token(s.url);
-    const stateless = await callWhoami(s.url, good);
-    const body = await stateless.json();
-    assert.equal(stateless.status, 200, JSON.stringify(body));
-    assert.equal(body.result.content[0].text, "ada mcp:tools");
-    const init = await post(s.url, initializeRequest(1), { authorization: `Bearer ${good}` });
-    await init.body?.cancel();
-    assert.equal(init.status, 200);
-    const session = init.headers.get("mcp-session-id")!;
-    const legacyHeaders = { authorization: `Bearer ${good}`, "mcp-session-id": session };
-    await (await post(
-      s.url,
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      legacyHeaders,
-    )).body?.cancel();
-    const legacy = await post(s.url, {
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: { name: "whoami", arguments: {} },
-    }, { ...legacyHeaders, "mcp-protocol-version": "2025-11-25" });
-    const legacyBody = (await answerOf(legacy)).body;
-    assert.equal(legacyBody.result.content[0].text, "ada mcp:tools");
+    assert.equal(await whoamiStateless(s.url, good), "ada mcp:tools");
+    assert.equal(await whoamiLegacy(s.url, good), "ada mcp:tools");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("auth: without auth, frame.auth is undefined in both eras", async () => {
+  const s = start({}, server);
+  try {
+    assert.equal(await whoamiStateless(s.url), "anonymous");
+    assert.equal(await whoamiLegacy(s.url), "anonymous");
   } finally {
     await s.close();
   }

@@ -9,8 +9,9 @@
  * At the end: every request was answered or failed with a retryable error
  * (the proxy's 502, a connection cut by the kill) and then answered on a
  * retry; no round failed its integrity check; no session was lost (no 404);
- * every watcher read each change at most once, in order, and at least every
- * change whose raising instance outlived its answer by the fan-out window.
+ * every watcher read each change at most once, in order, and every change
+ * whose raising call was answered, even by an instance killed right after
+ * (a change is recorded for every session before its call is answered).
  */
 
 import assert from "node:assert/strict";
@@ -26,12 +27,6 @@ const KILL_EVERY_MS = 3_000;
 const WATCHERS = 3;
 const SESSION_WORKERS = 2;
 const STATELESS_WORKERS = 3;
-/**
- * A change answered at least this long before its instance died must have
- * reached every watcher; one answered closer to the kill may be lost for the
- * sessions the raiser did not hold (its fan-out runs after the answer).
- */
-const FANOUT_WINDOW_MS = 2_000;
 /** Attempts per request before the test gives up on it. */
 const ATTEMPTS = 40;
 
@@ -312,11 +307,8 @@ Deno.test({
       stopLoad.abort();
       await Promise.all(workers);
 
-      // Every change that must have been recorded is read once; none twice, none out of order.
-      const required = raised.filter((r) =>
-        r !== undefined &&
-        !deaths.some((d) => d.slot === r.slot && d.at >= r.at && d.at - r.at < FANOUT_WINDOW_MS)
-      ).length;
+      // Every answered change is read once; none twice, none out of order.
+      const required = raised.filter((r) => r !== undefined).length;
       const deadline = Date.now() + 15_000;
       while (Date.now() < deadline && seen.some((s) => s.length < required)) {
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -331,6 +323,12 @@ Deno.test({
         raisedAnswered: raised.filter(Boolean).length,
         triggerAttempts,
         required,
+        // Answered by an instance killed within 2 s: the window the test once had to exclude.
+        answeredCloseToKill: raised.filter((r) =>
+          r !== undefined && deaths.some((d) =>
+            d.slot === r.slot && d.at >= r.at && d.at - r.at < 2_000
+          )
+        ).length,
         received: seen.map((s) => s.length),
       };
       console.error(`chaos figures: ${JSON.stringify(figures)}`);

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { defineServer, type McpServer } from "@anubis/core";
+import { defineServer, defineTool, type McpServer } from "@anubis/core";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 import { KvEventStore, KvNotificationBus } from "@anubis/event-store-kv";
 import { KvSessionStore } from "@anubis/session-kv";
@@ -246,10 +246,10 @@ function rootsServer(): McpServer {
   const server = testServer();
   return defineServer({
     ...server.definition,
-    tools: [...server.definition.tools ?? [], {
+    tools: (server.definition.tools ?? []).concat(defineTool({
       name: "roots",
       handler: async (_args, frame) => `${(await frame.listRoots()).roots.length} roots`,
-    }],
+    })),
   });
 }
 

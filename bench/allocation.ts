@@ -1,0 +1,74 @@
+/**
+ * Bytes allocated per request, in process and without a collection in the
+ * way: `deno run -A --v8-flags=--min-semi-space-size=256,--max-semi-space-size=256,--expose-gc
+ * bench/allocation.ts [ROUNDS]`.
+ *
+ * Calls each handler directly with a real `Request` (what `Deno.serve` hands
+ * it) and reads the whole answer, ROUNDS times after a warm-up, and divides
+ * the growth of the heap by ROUNDS. With a young generation bigger than what
+ * the rounds allocate, no scavenge runs during them, so the growth is what was
+ * allocated. Unlike time, this does not move with the machine's load. The raw
+ * row (parse the body, answer a fixed result) is the floor.
+ *
+ * @module
+ */
+
+import { createHttpHandler } from "@anubis/transport-http";
+import server from "./servers/echo_server.ts";
+import { legacyCall, openSession, statelessCall, type WireRequest } from "./wire.ts";
+
+type Handler = (request: Request) => Promise<Response>;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function bytesPerRequest(handler: Handler, wire: WireRequest, rounds: number) {
+  const url = "http://127.0.0.1/mcp";
+  const once = async () => {
+    const response = await handler(
+      new Request(url, { method: "POST", body: wire.body, headers: wire.headers }),
+    );
+    await response.text();
+  };
+  for (let i = 0; i < 2_000; i++) await once();
+  const samples: number[] = [];
+  for (let s = 0; s < 5; s++) {
+    gc?.();
+    const before = Deno.memoryUsage().heapUsed;
+    for (let i = 0; i < rounds; i++) await once();
+    samples.push((Deno.memoryUsage().heapUsed - before) / rounds);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[2];
+}
+
+const raw: Handler = async (request) => {
+  const message = await request.json();
+  return new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: message.id,
+      result: { content: [{ type: "text", text: "hello" }] },
+    }),
+    { headers: { "content-type": "application/json" } },
+  );
+};
+
+if (import.meta.main) {
+  if (gc === undefined) {
+    console.error("allocation: run with --v8-flags=--expose-gc,--max-semi-space-size=512");
+  }
+  const rounds = Number(Deno.args[0] ?? 5_000);
+  const handler = createHttpHandler(server);
+  const rows: [string, Handler, WireRequest][] = [
+    ["raw (parse, fixed answer)", raw, statelessCall(1)],
+    ["stateless tools/call", handler, statelessCall(1)],
+  ];
+  const listening = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, handler);
+  const session = await openSession(`http://127.0.0.1:${listening.addr.port}/mcp`);
+  rows.push(["session tools/call", handler, legacyCall(session.sessionId, session.version)]);
+  for (const [name, h, wire] of rows) {
+    const bytes = await bytesPerRequest(h, wire, rounds);
+    console.log(`${name.padEnd(28)} ${(bytes / 1024).toFixed(2)} KB/request`);
+  }
+  await listening.shutdown();
+}

@@ -1,0 +1,91 @@
+/**
+ * The in-process test client of `@anubis/core/testing`, as a user's own
+ * tests would use it: a legacy session and stateless requests, elicitation
+ * answered in both eras, progress and logs seen, errors rejected.
+ */
+
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { defineServer, defineTool } from "@anubis/core";
+import { connect } from "@anubis/core/testing";
+import { createDefaultRegistry } from "@anubis/dialects";
+
+const server = defineServer({
+  name: "notes",
+  version: "1.0.0",
+  tools: [
+    {
+      name: "add",
+      inputSchema: z.object({ a: z.number(), b: z.number().default(1) }),
+      handler: ({ a, b }) => `${a + b}`,
+    },
+    {
+      name: "ask",
+      handler: async (_args, frame) => {
+        await frame.progress(1, { total: 2 });
+        await frame.log("info", "asking");
+        const answer = await frame.elicit({
+          message: "Name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+        }, { key: "name" });
+        return `Hello, ${answer.content?.name}`;
+      },
+    },
+    defineTool({
+      name: "measure",
+      inputSchema: z.object({ broken: z.boolean().default(false) }),
+      outputSchema: z.object({ celsius: z.number() }),
+      handler: ({ broken }) => ({
+        content: [],
+        // A server bug the types would refuse, forced through to test the answer.
+        structuredContent: broken ? { celsius: "warm" } as never : { celsius: 21 },
+      }),
+    }),
+  ],
+  prompts: [{
+    name: "greet",
+    arguments: [{ name: "who", required: true }],
+    handler: ({ who }) => [{ role: "user", content: { type: "text", text: `Greet ${who}` } }],
+  }],
+  resourceTemplates: [{
+    uriTemplate: "notes://{id}",
+    name: "note",
+    read: (_u, { id }) => `#${id}`,
+  }],
+});
+
+for (const version of ["2025-11-25", "2026-07-28"]) {
+  Deno.test(`test client (${version}): tools, prompts, resources, elicitation`, async () => {
+    const progress: unknown[] = [];
+    const client = await connect(server, {
+      registry: createDefaultRegistry(),
+      version,
+      elicit: () => ({ action: "accept", content: { name: "Ada" } }),
+      onProgress: (p) => progress.push(p.progress),
+    });
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), [
+        "add",
+        "ask",
+        "measure",
+      ]);
+      const measured = await client.callTool("measure");
+      assert.deepEqual(measured.structuredContent, { celsius: 21 });
+      // Output that violates outputSchema is the server's fault: an internal error.
+      await assert.rejects(client.callTool("measure", { broken: true }), { code: -32603 });
+      assert.equal((await client.callTool("add", { a: 2 })).content[0].text, "3");
+      const invalid = await client.callTool("add", { a: "x" });
+      assert.equal(invalid.isError, true);
+      assert.equal((await client.callTool("ask")).content[0].text, "Hello, Ada");
+      const prompt = await client.getPrompt("greet", { who: "Bo" });
+      assert.deepEqual(prompt.messages[0].content, { type: "text", text: "Greet Bo" });
+      const read = await client.readResource("notes://7");
+      assert.equal(read.contents[0].text, "#7");
+      await assert.rejects(client.callTool("missing"), { code: -32602 });
+      // Stateless: the handler runs again with the answer, and reports again.
+      assert.deepEqual(progress, version === "2025-11-25" ? [1] : [1, 1]);
+    } finally {
+      client.close();
+    }
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * A server whose tools are written with zod 4, valibot 1, arktype 2 and a
+ * JSON Schema literal, handlers unannotated: what the schema-library tests
+ * serve over stdio and HTTP.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import * as v from "valibot";
+import { type } from "arktype";
+import { defineServer } from "@anubis/core";
+
+export default defineServer({
+  name: "schema-libraries",
+  version: "1.0.0",
+  tools: [
+    {
+      name: "zod",
+      inputSchema: z.object({ city: z.string(), days: z.number().int().default(2) }),
+      handler: ({ city, days }) => `${city.toUpperCase()} for ${days} days`,
+    },
+    {
+      name: "valibot",
+      inputSchema: v.object({ city: v.string(), days: v.optional(v.number(), 3) }),
+      handler: ({ city, days }) => `${city.toUpperCase()} for ${days} days`,
+    },
+    {
+      name: "arktype",
+      inputSchema: type({ city: "string", days: "number = 4" }),
+      handler: ({ city, days }) => `${city.toUpperCase()} for ${days} days`,
+    },
+    {
+      name: "json",
+      inputSchema: {
+        type: "object",
+        properties: { city: { type: "string" }, days: { type: "integer" } },
+        required: ["city"],
+      },
+      handler: ({ city, days }) => `${city.toUpperCase()} for ${days ?? 5} days`,
+    },
+  ],
+});
