@@ -121,6 +121,7 @@ async function main(): Promise<void> {
         }]`,
     );
   }
+  console.log(`/proc/loadavg at the end: ${(await Deno.readTextFile("/proc/loadavg")).trim()}`);
 }
 
 if (import.meta.main) await main();

@@ -7,7 +7,7 @@
  */
 
 import type { LoadShape, Measurement } from "./measurement.ts";
-import { ROOT } from "./process.ts";
+import { cpuMicros, ROOT, ticksToMicros, track } from "./process.ts";
 import { legacyInitialize, legacyInitialized, type WireRequest } from "./wire.ts";
 
 const LUA_DIR = `${ROOT}bench/lua`;
@@ -75,11 +75,19 @@ async function measure(
     requests: r.requests,
     errors: r.non2xx + r.socket_errors,
     sessions: r.sessions === undefined ? undefined : r.sessions,
+    seconds,
+    clientCpuUs: r.client_cpu_ticks >= 0 ? ticksToMicros(r.client_cpu_ticks) : undefined,
+    clientCores: r.client_threads,
+    ...(shape.checkBodies
+      ? { checked: r.checked ?? 0, badBodies: r.bad_bodies ?? 0, firstBadBody: r.first_bad_body }
+      : {}),
   };
 }
 
 /**
- * Loads `url` with one fixed POST.
+ * Loads `url` with one fixed POST. With `shape.checkBodies`, every answer
+ * must be a JSON-RPC result with the request's id containing
+ * `request.expected` (JSON or SSE), and the failures are counted.
  *
  * @param url The endpoint.
  * @param request The request sent over and over.
@@ -92,7 +100,13 @@ export function loadPost(
   shape: LoadShape,
 ): Promise<Measurement> {
   const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`);
-  return measure(url, "post.lua", [request.body, ...headers], shape);
+  if (!shape.checkBodies) return measure(url, "post.lua", [request.body, ...headers], shape);
+  const id = JSON.parse(request.body).id;
+  if (typeof id !== "number" || request.expected === undefined) {
+    throw new Error("a checked POST needs a numeric id and an expected text");
+  }
+  const expect = [String(id), request.expected];
+  return measure(url, "post_checked.lua", [...expect, request.body, ...headers], shape);
 }
 
 /**
@@ -111,7 +125,96 @@ export async function loadSessionCreation(
   shape: LoadShape,
 ): Promise<Measurement> {
   const args = [legacyInitialize().body, legacyInitialized().body, version];
+  if (shape.checkBodies) args.push("check");
   const result = await measure(url, "sessions.lua", args, shape);
   const seconds = result.requests / result.rps;
   return { ...result, rps: (result.sessions ?? 0) / seconds };
+}
+
+/**
+ * Session creation as a Node program makes it (the client the independent
+ * figures in issue 21 used): `processes` client processes
+ * (`clients/sessions_client.mjs` under `node`, or under `deno` without it),
+ * each with `shape.connections / processes` keep-alive `fetch` loops of
+ * `initialize` then `notifications/initialized`, answers always checked.
+ * The client CPU is the processes' own (`process.cpuUsage()`), summed.
+ * Each client warms up for `shape.warmupSeconds` first (at least 1 s: a
+ * fresh process's first second is mostly its own start); with `serverPid`,
+ * the server's CPU per request is read over the clients' measured window
+ * only (see `cpuMicros`).
+ *
+ * @param url The endpoint.
+ * @param version The protocol version the initialized notification carries.
+ * @param shape Connections (loops in all) and duration.
+ * @param node The `node` program, or undefined to run the client with this `deno`.
+ * @param processes How many client processes.
+ * @param serverPid The server's pid, for its CPU time over the window.
+ * @returns The measurement; `rps` counts sessions per second.
+ */
+export async function loadSessionCreationFromNode(
+  url: string,
+  version: string,
+  shape: LoadShape,
+  node: string | undefined,
+  processes = 1,
+  serverPid?: number,
+): Promise<Measurement> {
+  const warmup = Math.max(1, shape.warmupSeconds);
+  let started = 0;
+  let cpuBefore = 0;
+  const measuring = () => {
+    if (started++ === 0 && serverPid !== undefined) cpuBefore = cpuMicros(serverPid);
+  };
+  const script = `${ROOT}bench/clients/sessions_client.mjs`;
+  const args = (loops: number) => [
+    url,
+    String(loops),
+    String(warmup),
+    String(shape.seconds),
+    legacyInitialize().body,
+    legacyInitialized().body,
+    version,
+  ];
+  const runs = await Promise.all(
+    Array.from({ length: processes }, async () => {
+      const loops = Math.max(1, Math.round(shape.connections / processes));
+      const command = node ?? Deno.execPath();
+      const child = new Deno.Command(command, {
+        args: node ? [script, ...args(loops)] : ["run", "-A", script, ...args(loops)],
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      track(child);
+      const errors = new Response(child.stderr).text();
+      let line: string | undefined;
+      for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+        for (const l of text.split("\n")) {
+          if (l === "MEASURING") measuring();
+          if (l.startsWith("BENCH ")) line = l;
+        }
+      }
+      const status = await child.status;
+      if (!status.success || !line) throw new Error(`session client failed: ${await errors}`);
+      return JSON.parse(line.slice(6));
+    }),
+  );
+  const serverCpu = serverPid === undefined ? undefined : cpuMicros(serverPid) - cpuBefore;
+  const sum = (key: string) => runs.reduce((total, run) => total + (run[key] ?? 0), 0);
+  const seconds = shape.seconds;
+  return {
+    rps: sum("sessions") / seconds,
+    // With several processes, the slowest process's percentiles.
+    p50Ms: Math.max(...runs.map((run) => run.p50_us)) / 1000,
+    p99Ms: Math.max(...runs.map((run) => run.p99_us)) / 1000,
+    requests: sum("requests"),
+    errors: sum("socket_errors"),
+    sessions: sum("sessions"),
+    seconds,
+    clientCpuUs: sum("client_cpu_us"),
+    clientCores: processes,
+    checked: sum("checked"),
+    badBodies: sum("bad_bodies"),
+    firstBadBody: runs.find((run) => run.first_bad_body)?.first_bad_body,
+    ...(serverCpu === undefined ? {} : { cpuUsPerRequest: serverCpu / sum("requests") }),
+  };
 }

@@ -21,6 +21,48 @@ export interface Measurement {
   cpuUsPerRequest?: number;
   /** Sessions opened (session-creation runs only). */
   sessions?: number;
+  /** Wall seconds of the measured run. */
+  seconds?: number;
+  /**
+   * The load generator's own CPU time (user + system) over the run, in
+   * microseconds: the whole wrk process, or the sum of the client processes.
+   */
+  clientCpuUs?: number;
+  /** Cores the load generator can use at most: wrk's threads, or its client processes. */
+  clientCores?: number;
+  /** Responses whose body was checked (absent when bodies were not checked). */
+  checked?: number;
+  /** Checked responses that were not the expected answer. */
+  badBodies?: number;
+  /** The first bad response, shortened. */
+  firstBadBody?: string;
+}
+
+/** Above this share of its cores the load generator, not the server, sets the rate. */
+export const CLIENT_BOUND_SHARE = 0.9;
+
+/**
+ * How busy the load generator was: its CPU time over the wall time of the
+ * run and the cores it can use (1 = every core it can use was busy all along).
+ *
+ * @param result A measurement.
+ * @returns The share, when the client's CPU was measured.
+ */
+export function clientShare(result: Measurement): number | undefined {
+  const { clientCpuUs, clientCores, seconds } = result;
+  if (clientCpuUs === undefined || !clientCores || !seconds) return undefined;
+  return clientCpuUs / (seconds * 1e6 * clientCores);
+}
+
+/**
+ * Whether a run measured its load generator rather than the server: the
+ * client used more than {@link CLIENT_BOUND_SHARE} of the cores it can use.
+ *
+ * @param result A measurement.
+ * @returns True when the run's rate is the client's.
+ */
+export function isClientBound(result: Measurement): boolean {
+  return (clientShare(result) ?? 0) > CLIENT_BOUND_SHARE;
 }
 
 /** How hard and how long to load a server. */
@@ -31,6 +73,8 @@ export interface LoadShape {
   seconds: number;
   /** Unmeasured warm-up seconds before the measured run. */
   warmupSeconds: number;
+  /** Check every response body (HTTP runs): slower for the client, and counted. */
+  checkBodies?: boolean;
 }
 
 /**

@@ -136,16 +136,52 @@ export function residentBytes(pid: number): number {
   return Number(match[1]) * 1024;
 }
 
+/** Clock ticks per second of `/proc/PID/stat` times (`getconf CLK_TCK`; 100 on Linux). */
+const TICK_US = 10_000;
+
 /**
- * CPU time a process has used so far, user plus system, from `/proc` (Linux
- * only; assumes the usual 100 clock ticks per second).
+ * CPU time a process and every process under it have used so far, user plus
+ * system, from `/proc` (Linux only; assumes the usual 100 clock ticks per
+ * second): the process's own time, the time of children it has already
+ * reaped, and the same for every live descendant.
  *
- * @param pid The process.
+ * @param pid The root of the process tree.
  * @returns Microseconds.
  */
 export function cpuMicros(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  const tree = new Map<number, { parent: number; ticks: number }>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue; // Gone meanwhile.
+    }
+    // Fields after the command name, which may hold spaces: ppid is the 2nd,
+    // utime, stime, cutime and cstime the 12th to 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) +
+      Number(fields[14]);
+    tree.set(Number(entry.name), { parent: Number(fields[1]), ticks });
+  }
+  if (!tree.has(pid)) throw new Error(`no process ${pid}`);
+  let total = 0;
+  for (const [id, { ticks }] of tree) {
+    for (let at: number | undefined = id; at !== undefined && at > 1; at = tree.get(at)?.parent) {
+      if (at === pid) {
+        total += ticks;
+        break;
+      }
+    }
+  }
+  return total * TICK_US;
 }
+
+/**
+ * CPU time of wrk, as its Lua `done()` read it from `/proc/self/stat`.
+ *
+ * @param ticks utime + stime in clock ticks.
+ * @returns Microseconds.
+ */
+export const ticksToMicros = (ticks: number): number => ticks * TICK_US;

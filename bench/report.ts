@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Measurement } from "./measurement.ts";
+import { clientShare, isClientBound, type Measurement } from "./measurement.ts";
 
 /** One line of a table: a measurement, or why there is none. */
 export interface Row {
@@ -63,6 +63,29 @@ function fixed(n: number, digits = 2): string {
   return n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(digits);
 }
 
+/** Server CPU time per request of a row, when measured. */
+const cpuOf = (row: Row | undefined) => row?.result?.cpuUsPerRequest;
+
+/** Whether a row's rate was set by its load generator (see `isClientBound`). */
+const clientBound = (row: Row | undefined) => row?.result ? isClientBound(row.result) : false;
+
+/**
+ * One ratio cell: the row's rate over the baseline's and, where both have
+ * it, the baseline's server CPU per request over the row's (both read
+ * "higher is better"). When either run was client-bound the rate ratio
+ * measured the load generator, so the cell says so instead of a number.
+ */
+function ratioCell(row: Row, base: Row | undefined): string {
+  const mine = figure(row);
+  const theirs = figure(base);
+  if (mine === undefined || theirs === undefined || row.name === base?.name) return "–";
+  const rate = clientBound(row) || clientBound(base)
+    ? "client-bound"
+    : `${(mine / theirs).toFixed(2)}×`;
+  const cpu = cpuOf(row) && cpuOf(base) ? ` (CPU ${(cpuOf(base)! / cpuOf(row)!).toFixed(2)}×)` : "";
+  return rate + cpu;
+}
+
 /**
  * Renders a table as Markdown.
  *
@@ -74,9 +97,17 @@ export function renderTable(table: Table): string {
   const baselines = table.baselines.filter((name) => figure(byName.get(name)) !== undefined);
   const isValue = table.valueLabel !== undefined;
   const withCpu = table.rows.some((row) => row.result?.cpuUsPerRequest !== undefined);
-  const head = isValue
-    ? [table.valueLabel!]
-    : ["req/s", "p50 ms", "p99 ms", ...(withCpu ? ["server CPU µs/req"] : []), "errors"];
+  const withClient = table.rows.some((row) => row.result?.clientCpuUs !== undefined);
+  const withChecks = table.rows.some((row) => row.result?.checked !== undefined);
+  const head = isValue ? [table.valueLabel!] : [
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    ...(withCpu ? ["server CPU µs/req"] : []),
+    ...(withClient ? ["client CPU (share of its cores)"] : []),
+    "errors",
+    ...(withChecks ? ["bad bodies / checked"] : []),
+  ];
   const lines = [
     `### ${table.title}`,
     "",
@@ -86,30 +117,50 @@ export function renderTable(table: Table): string {
     `|${"---|".repeat(head.length + baselines.length + 2)}`,
   ];
   for (const row of table.rows) {
-    const mine = figure(row);
+    const result = row.result;
     const cells = isValue
       ? [row.value === undefined ? "–" : (table.format ?? fixed)(row.value)]
-      : row.result
+      : result
       ? [
-        fixed(row.result.rps, 0),
-        row.result.p50Ms.toFixed(2),
-        row.result.p99Ms.toFixed(2),
-        ...(withCpu ? [row.result.cpuUsPerRequest?.toFixed(1) ?? "–"] : []),
-        String(row.result.errors),
+        fixed(result.rps, 0),
+        result.p50Ms.toFixed(2),
+        result.p99Ms.toFixed(2),
+        ...(withCpu ? [result.cpuUsPerRequest?.toFixed(1) ?? "–"] : []),
+        ...(withClient ? [clientCell(result)] : []),
+        String(result.errors),
+        ...(withChecks
+          ? [result.checked === undefined ? "–" : `${result.badBodies ?? 0} / ${result.checked}`]
+          : []),
       ]
       : head.map(() => "–");
-    for (const baseline of baselines) {
-      const base = figure(byName.get(baseline));
-      cells.push(
-        mine === undefined || base === undefined || row.name === baseline
-          ? "–"
-          : `${(mine / base).toFixed(2)}×`,
-      );
-    }
-    cells.push(row.note ?? "");
+    for (const baseline of baselines) cells.push(ratioCell(row, byName.get(baseline)));
+    const bad = result?.firstBadBody ? `first bad body: ${result.firstBadBody}` : undefined;
+    cells.push([row.note, bad].filter(Boolean).join("; ").replaceAll("|", "\\|"));
     lines.push(`| ${row.name} | ${cells.join(" | ")} |`);
   }
   return lines.join("\n");
+}
+
+function clientCell(result: Measurement): string {
+  const share = clientShare(result);
+  if (share === undefined) return "–";
+  const cores = result.clientCores === 1 ? "1 core" : `${result.clientCores} cores`;
+  const flag = isClientBound(result) ? " **client-bound**" : "";
+  return `${Math.round(share * 100)}% of ${cores}${flag}`;
+}
+
+/**
+ * Rows whose checked bodies failed, as `name: count` lines (empty when
+ * every checked body was right).
+ *
+ * @param tables The tables of a run.
+ * @returns One line per failing row.
+ */
+export function badBodies(tables: Table[]): string[] {
+  return tables.flatMap((table) =>
+    table.rows.filter((row) => (row.result?.badBodies ?? 0) > 0)
+      .map((row) => `${table.title}: ${row.name}: ${row.result!.badBodies} bad bodies`)
+  );
 }
 
 /** A target's outcome. */
@@ -125,7 +176,13 @@ export interface Outcome {
    * row's), when both rows have it: steadier than req/s on a busy machine.
    */
   byCpu?: number;
+  /** Whether the target holds by CPU per request (undefined when not measured). */
+  holdsByCpu?: boolean;
+  /** Whether either row's rate was set by its load generator. */
+  clientBound?: boolean;
 }
+
+const NONE: Measurement = { rps: 0, p50Ms: 0, p99Ms: 0, requests: 0, errors: 0 };
 
 /**
  * Checks targets against the tables.
@@ -147,7 +204,11 @@ export function checkTargets(tables: Table[], targets: Target[]): Outcome[] {
     const rowCpu = rowOf(target.row)?.result?.cpuUsPerRequest;
     const baseCpu = rowOf(target.baseline)?.result?.cpuUsPerRequest;
     const byCpu = rowCpu && baseCpu ? baseCpu / rowCpu : undefined;
-    return { target, measured, holds, byCpu };
+    const holdsByCpu = byCpu === undefined ? undefined : (target.atLeast === undefined ||
+      byCpu >= target.atLeast) && (target.atMost === undefined || byCpu <= target.atMost);
+    const clientBound = isClientBound(rowOf(target.row)?.result ?? { ...NONE }) ||
+      isClientBound(rowOf(target.baseline)?.result ?? { ...NONE });
+    return { target, measured, holds, byCpu, holdsByCpu, clientBound };
   });
 }
 
@@ -159,19 +220,25 @@ export function checkTargets(tables: Table[], targets: Target[]): Outcome[] {
  */
 export function renderOutcomes(outcomes: Outcome[]): string {
   const lines = [
-    "| target | measured | holds | same comparison by server CPU per request |",
-    "|---|---|---|---|",
+    "| target | measured | holds | same comparison by server CPU per request | holds by CPU |",
+    "|---|---|---|---|---|",
   ];
-  for (const { target, measured, holds, byCpu } of outcomes) {
+  for (const { target, measured, holds, byCpu, holdsByCpu, clientBound } of outcomes) {
     const shown = measured === undefined
       ? "not measured"
       : target.baseline === undefined
       ? fixed(measured)
       : `${measured.toFixed(2)}×`;
-    const verdict = holds === undefined ? "–" : holds ? "yes" : "**no**";
-    lines.push(
-      `| ${target.label} | ${shown} | ${verdict} | ${byCpu ? `${byCpu.toFixed(2)}×` : "–"} |`,
-    );
+    const verdict = holds === undefined
+      ? "–"
+      : clientBound
+      ? "client-bound: not a server ratio"
+      : holds
+      ? "yes"
+      : "**no**";
+    const cpuVerdict = holdsByCpu === undefined ? "–" : holdsByCpu ? "yes" : "**no**";
+    const cpu = byCpu ? `${byCpu.toFixed(2)}×` : "–";
+    lines.push(`| ${target.label} | ${shown} | ${verdict} | ${cpu} | ${cpuVerdict} |`);
   }
   return lines.join("\n");
 }

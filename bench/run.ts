@@ -4,17 +4,26 @@
  *
  * Flags: `--quick` (short runs, written to `bench/results/quick.md`),
  * `--only=stateless,legacy,sessions,stdio,stores,memory,cold,node`,
- * `--seconds=N` (measured seconds per HTTP/stdio run), `--out=PATH`.
+ * `--seconds=N` (measured seconds per HTTP/stdio run), `--out=PATH`,
+ * `--session-clients=N` (client processes of the Node-client session table),
+ * `--no-check-bodies` (wrk does not check the answers; on by default, and a
+ * run with a bad answer exits 1 after writing its report).
  *
  * @module
  */
 
 import { measureColdStart } from "./cold_start.ts";
-import { haveWrk, loadPost, loadSessionCreation } from "./http_load.ts";
+import {
+  haveWrk,
+  loadPost,
+  loadSessionCreation,
+  loadSessionCreationFromNode,
+} from "./http_load.ts";
 import { buildNodeServers, nodeVersion } from "./node.ts";
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
 import { cpuMicros, endAll, ROOT, type RunningServer, startServer } from "./process.ts";
 import {
+  badBodies,
   checkTargets,
   renderOutcomes,
   renderTable,
@@ -35,7 +44,8 @@ const seconds = Number(flags.get("seconds") ?? (quick ? 1 : 2));
 const only = flags.get("only")?.split(",");
 const out = flags.get("out") ?? `${ROOT}bench/${quick ? "results/quick.md" : "RESULTS.md"}`;
 const CONNECTIONS = 32;
-const http: LoadShape = { connections: CONNECTIONS, seconds, warmupSeconds: 1 };
+const checkBodies = !flags.has("no-check-bodies");
+const http: LoadShape = { connections: CONNECTIONS, seconds, warmupSeconds: 1, checkBodies };
 const ROUNDS = quick ? 1 : 3;
 const SESSIONS = quick ? 1000 : 10_000;
 const COLD_REPETITIONS = quick ? 2 : 5;
@@ -117,7 +127,8 @@ async function compare(
         try {
           const cpuBefore = cpuMicros(entry.server!.pid);
           const result = await entry.run({ ...http, warmupSeconds: 0 });
-          result.cpuUsPerRequest = (cpuMicros(entry.server!.pid) - cpuBefore) / result.requests;
+          // A runner that reads the server's CPU over its own window keeps its figure.
+          result.cpuUsPerRequest ??= (cpuMicros(entry.server!.pid) - cpuBefore) / result.requests;
           if (!entry.row.result || result.rps > entry.row.result.rps) {
             Object.assign(entry.row, errorNote(result));
           }
@@ -134,7 +145,15 @@ async function compare(
 
 const LOAD_SETUP = `wrk, ${CONNECTIONS} connections, 1 thread; each server warmed up ` +
   `${http.warmupSeconds} s, then the best of ${ROUNDS} rounds of ${seconds} s (servers taken ` +
-  "in turn, each round starting one later)";
+  "in turn, each round starting one later). Server CPU is the server's process tree " +
+  "(user + system from /proc) over the round; client CPU is wrk's own (its /proc/self/stat), " +
+  "and a row where wrk kept more than 90% of its core busy is client-bound: its req/s is " +
+  "wrk's, so its rate ratios are not shown (CPU ratios in brackets, baseline's CPU per " +
+  "request over the row's). " +
+  (checkBodies
+    ? "Every answer's body is checked by wrk (status, JSON-RPC result with the request's id " +
+      "and the echoed text, JSON or SSE; see bench/lua/check.lua)"
+    : "Bodies not checked (`--no-check-bodies`)");
 
 /** An HTTP table: the first spec is the ceiling, the last two the peers (unless `baselines`). */
 async function httpTable(
@@ -145,10 +164,11 @@ async function httpTable(
   prepare: (server: RunningServer) => Promise<Runner>,
   baselines = [specs[0], ...specs.slice(-2)],
 ): Promise<Table> {
+  const load = await loadLine();
   return {
     key,
     title,
-    setup: `${LOAD_SETUP}. ${setup}`,
+    setup: `${LOAD_SETUP}. ${setup} \`/proc/loadavg\` before the table: ${load}.`,
     rows: await compare(specs, prepare),
     baselines: baselines.map((spec) => spec.name),
   };
@@ -196,6 +216,41 @@ const sessionsTable = () =>
       return (shape) => loadSessionCreation(s.url, version, shape);
     },
   );
+
+/** Client processes of the Node-client session table (`--session-clients=N`). */
+const SESSION_CLIENTS = Number(flags.get("session-clients") ?? 1);
+/** Keep-alive loops of the Node-client session table in all, as in issue 21's figure. */
+const SESSION_LOOPS = 16;
+
+const sessionsFromNodeTable = async () => {
+  const node = (await nodeVersion()) ? "node" : undefined;
+  const client = `${node ? "Node" : "Deno"} fetch, ${SESSION_LOOPS} keep-alive loops in ` +
+    `${SESSION_CLIENTS} process${SESSION_CLIENTS === 1 ? "" : "es"}`;
+  return httpTable(
+    "sessions-node",
+    `HTTP: legacy session creation from a Node client (${client})`,
+    "The session creation above, made by `bench/clients/sessions_client.mjs` instead of wrk " +
+      "(the client of the independent figures in issue 21): each loop `fetch`es initialize, " +
+      "then notifications/initialized with the returned Mcp-Session-Id; every answer checked. " +
+      "Each client process warms up for 1 s first, outside the measured window (server CPU " +
+      "too). Client CPU is the client processes' own (`process.cpuUsage()`), of one core per process: " +
+      "where it is client-bound this table measures the client, and the wrk table above is the " +
+      "server's figure.",
+    [HTTP.raw, HTTP.handlerManySessions, HTTP.officialSessions, HTTP.tmcp],
+    async (s) => {
+      const { version } = await openSession(s.url);
+      return (shape) =>
+        loadSessionCreationFromNode(
+          s.url,
+          version,
+          { ...shape, connections: SESSION_LOOPS },
+          node,
+          SESSION_CLIENTS,
+          s.pid,
+        );
+    },
+  );
+};
 
 /**
  * Runs `measure` on every spec, `rounds` times, taking the specs in turn
@@ -551,9 +606,22 @@ async function uncommitted(): Promise<string> {
   return changed.length === 0 ? "" : ` plus uncommitted changes to ${changed.join(", ")}`;
 }
 
-async function loadAverage(): Promise<string> {
-  return (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+/** How many HTTP answers wrk checked in the measured rounds, and how many were bad. */
+function bodyCheckSummary(tables: Table[]): string {
+  if (!checkBodies) return "off (`--no-check-bodies`)";
+  const rows = tables.flatMap((table) => table.rows);
+  const checked = rows.reduce((sum, row) => sum + (row.result?.checked ?? 0), 0);
+  const bad = rows.reduce((sum, row) => sum + (row.result?.badBodies ?? 0), 0);
+  return `on; ${checked.toLocaleString("en-US")} answers checked in the kept rounds, ${bad} bad` +
+    (bad > 0 ? " (the run fails)" : "");
 }
+
+/** The whole `/proc/loadavg` line (1, 5 and 15 minute averages, running/all tasks, last pid). */
+async function loadLine(): Promise<string> {
+  return (await Deno.readTextFile("/proc/loadavg")).trim();
+}
+
+const loadAverage = async () => `\`${await loadLine()}\``;
 
 if (import.meta.main) {
   if (!(await haveWrk())) {
@@ -572,7 +640,7 @@ if (import.meta.main) {
   const tables: Table[] = [];
   if (wanted("stateless")) tables.push(await statelessTable());
   if (wanted("legacy")) tables.push(await legacyTable());
-  if (wanted("sessions")) tables.push(await sessionsTable());
+  if (wanted("sessions")) tables.push(await sessionsTable(), await sessionsFromNodeTable());
   if (wanted("stdio")) tables.push(...await stdioTables());
   if (wanted("stores")) tables.push(...await storeTables());
   if (wanted("memory")) tables.push(await memoryTable());
@@ -591,6 +659,7 @@ if (import.meta.main) {
     "",
     ...header,
     `- Took ${took} s; load average at end ${await loadAverage()}`,
+    `- Body checks: ${bodyCheckSummary(tables)}`,
     "",
     "## Targets",
     "",
@@ -608,4 +677,9 @@ if (import.meta.main) {
   console.log(report);
   log(`wrote ${out} in ${took} s`);
   clearTimeout(watchdog);
+  const bad = badBodies(tables);
+  if (bad.length > 0) {
+    for (const line of bad) log(line);
+    Deno.exit(1);
+  }
 }

@@ -7,12 +7,17 @@
  */
 
 import assert from "node:assert/strict";
-import { haveWrk, loadPost } from "./http_load.ts";
+import {
+  haveWrk,
+  loadPost,
+  loadSessionCreation,
+  loadSessionCreationFromNode,
+} from "./http_load.ts";
 import { buildNodeServers, nodeVersion } from "./node.ts";
 import { ROOT, startServer } from "./process.ts";
 import { HTTP, type ServerSpec, STDIO } from "./servers.ts";
 import { loadStdio } from "./stdio_load.ts";
-import { legacyCall, openSession, post, statelessCall } from "./wire.ts";
+import { LEGACY_VERSION, legacyCall, openSession, post, statelessCall } from "./wire.ts";
 
 // Children are ended by pid and awaited; their stderr drains finish after the
 // test body, which the op sanitizer would report.
@@ -92,6 +97,50 @@ Deno.test("bench smoke: wrk loads the raw server for a second", {
     const result = await loadPost(server.url, statelessCall(1), shape);
     assert.ok(result.requests > 0);
     assert.equal(result.errors, 0);
+    assert.ok(result.clientCpuUs !== undefined && result.clientCores === 1);
+    assert.equal(result.checked, undefined);
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("bench smoke: wrk checks every body and counts the bad ones", {
+  ...options,
+  ignore: !(await haveWrk()),
+}, async () => {
+  const server = await startServer(HTTP.raw.args);
+  try {
+    const shape = { connections: 2, seconds: 1, warmupSeconds: 0, checkBodies: true };
+    const good = await loadPost(server.url, statelessCall(1), shape);
+    assert.ok(good.checked! > 0);
+    assert.equal(good.badBodies, 0, good.firstBadBody);
+    const wrong = await loadPost(server.url, { ...statelessCall(1), expected: "not this" }, shape);
+    assert.equal(wrong.badBodies, wrong.checked);
+    assert.match(wrong.firstBadBody!, /^unexpected result: status 200/);
+    const sessions = await loadSessionCreation(server.url, LEGACY_VERSION, shape);
+    assert.ok(sessions.sessions! > 0 && sessions.checked! > 0);
+    assert.equal(sessions.badBodies, 0, sessions.firstBadBody);
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("bench smoke: the Node session client opens checked sessions", options, async () => {
+  const server = await startServer(HTTP.raw.args);
+  try {
+    const node = (await nodeVersion()) ? "node" : undefined;
+    const shape = { connections: 2, seconds: 0.5, warmupSeconds: 0 };
+    const result = await loadSessionCreationFromNode(
+      server.url,
+      LEGACY_VERSION,
+      shape,
+      node,
+      1,
+      server.pid,
+    );
+    assert.ok(result.sessions! > 0 && result.checked! > 0);
+    assert.equal(result.badBodies, 0, result.firstBadBody);
+    assert.ok(result.clientCpuUs! > 0 && result.cpuUsPerRequest! > 0);
   } finally {
     await server.stop();
   }

@@ -29,7 +29,12 @@ export interface WireRequest {
   body: string;
   /** The HTTP headers (lowercase names). */
   headers: Record<string, string>;
+  /** Text the result must contain, where a body check knows what to expect. */
+  expected?: string;
 }
+
+/** What every `echo` call answers. */
+const ECHO_TEXT = "echo: hi";
 
 /**
  * A stateless 2026-07-28 `tools/call` of `echo`, with `_meta` and the
@@ -61,6 +66,7 @@ export function statelessCall(id: number | string = 1): WireRequest {
       "mcp-name": "echo",
       ...BEARER,
     },
+    expected: ECHO_TEXT,
   };
 }
 
@@ -127,6 +133,7 @@ export function legacyCall(
       params: { name: "echo", arguments: ECHO_ARGS },
     }),
     headers: sessionHeaders(sessionId, version),
+    expected: ECHO_TEXT,
   };
 }
 
