@@ -293,8 +293,9 @@ export function createHttpHandler(
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   const post = async (request: Request, context?: RequestContext): Promise<Response> => {
     if (buckets !== undefined) {
-      const address = (context as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr;
-      let wait = buckets.take(principalOf(context?.authInfo) ?? address?.hostname ?? "");
+      // The caller: its principal, else what identifies the client (a middleware's
+      // `client` key, else the remote address), as the per-client caps count it.
+      let wait = buckets.take(principalOf(context?.authInfo) ?? clientOf(context) ?? "");
       if (typeof wait !== "number") wait = await wait;
       if (wait > 0) {
         return await refuse(

@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { headers2026, post, request2026, start } from "../helpers/http_helpers.ts";
+import { createHttpHandler } from "@anubis/transport-http";
+import { headers2026, post, request2026, start, testServer } from "../helpers/http_helpers.ts";
 
 const discover = (url: string, headers: Record<string, string> = {}) =>
   post(url, request2026(1, "server/discover"), { ...headers2026("server/discover"), ...headers });
@@ -48,5 +49,27 @@ Deno.test("rate limit: with auth each principal has its own bucket", async () =>
     assert.deepEqual(statuses, [200, 200, 200, 429, 200, 200]);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("rate limit: without auth, the client key a front middleware passes is the bucket", async () => {
+  // Behind a proxy every caller has the proxy's address; the middleware names the client.
+  const handler = createHttpHandler(testServer(), { keepAliveMs: 0, rateLimit: SLOW });
+  const httpServer = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => handler(request, { client: request.headers.get("x-forwarded-for") ?? undefined }),
+  );
+  const url = `http://127.0.0.1:${httpServer.addr.port}/mcp`;
+  try {
+    const statuses: number[] = [];
+    for (const client of ["10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2"]) {
+      const response = await discover(url, { "x-forwarded-for": client });
+      await response.body?.cancel();
+      statuses.push(response.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429, 200]);
+  } finally {
+    handler.close();
+    await httpServer.shutdown();
   }
 });
