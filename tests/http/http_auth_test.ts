@@ -227,6 +227,35 @@ Deno.test("auth: each refusal has its status and WWW-Authenticate, and the serve
   }
 });
 
+Deno.test("auth: static keys verify without a JWKS; exp and nbf within the clock skew pass, beyond it fail", async () => {
+  const s = startAuth({ verifyToken: jwtVerifier({ issuer: ISSUER, keys: [jwk] }) });
+  const before = jwksFetches;
+  try {
+    assert.equal(await whoamiStateless(s.url, await token(s.url)), "ada mcp:tools");
+    // The default skew is 30 s: 10 s past exp or 10 s before nbf still passes.
+    const late = await token(s.url, { exp: now() - 10, nbf: now() - 600 });
+    assert.equal(await whoamiStateless(s.url, late), "ada mcp:tools");
+    const early = await token(s.url, { nbf: now() + 10 });
+    assert.equal(await whoamiStateless(s.url, early), "ada mcp:tools");
+    // 120 s beyond either is refused, and so is a key that is not among the static ones.
+    await refused(
+      await callWhoami(s.url, await token(s.url, { exp: now() - 120, nbf: now() - 600 })),
+      401,
+      "invalid_token",
+    );
+    await refused(
+      await callWhoami(s.url, await token(s.url, { nbf: now() + 120 })),
+      401,
+      "invalid_token",
+    );
+    const stranger = await token(s.url, {}, other.privateKey, "k2");
+    await refused(await callWhoami(s.url, stranger), 401, "invalid_token");
+    assert.equal(jwksFetches, before, "static keys fetch no JWKS");
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("auth: a missing required scope is 403 insufficient_scope naming the scope", async () => {
   const s = startAuth({ requiredScopes: ["mcp:admin"] });
   try {
