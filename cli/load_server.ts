@@ -57,10 +57,12 @@ export async function loadServer(specifier: string): Promise<McpServer> {
     throw new Error(`cannot load server module ${specifier}: ${reason}`);
   }
   const exported = module.default;
-  if (isServer(exported)) return exported;
-  if (isDefinition(exported)) {
+  if (isServer(exported) || isDefinition(exported)) {
     try {
-      return defineServer(exported);
+      const server = isServer(exported) ? exported : defineServer(exported);
+      // A valibot schema is converted once its converter loaded: a failure stops the start.
+      await server.ready;
+      return server;
     } catch (error) {
       throw new Error(`invalid server definition in ${specifier}: ${(error as Error).message}`);
     }

@@ -607,6 +607,16 @@ export interface McpServer {
     definition: ResourceTemplateDefinition;
     template: UriTemplate;
   }[];
+  /**
+   * Settles once every tool schema is converted for listing. Most are
+   * converted by `defineServer` itself, which throws for one it cannot serve;
+   * a valibot schema's converter (`@valibot/to-json-schema`) loads lazily, so
+   * its failure rejects this promise with the same `TypeError` naming the
+   * tool. The cli, `serveStdio()` and `connect()` await it before serving, so
+   * a schema that cannot be listed stops the start, never a `tools/list`;
+   * code that mounts `createHttpHandler` itself awaits it first.
+   */
+  readonly ready: Promise<void>;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
@@ -666,7 +676,9 @@ export function defineServer(typed: object): McpServer {
       throw new TypeError(`Tool ${tool.name} has no handler and the server has no handleToolCall`);
     }
   }
-  prepareTools(tools.values());
+  const converted = prepareTools(tools.values());
+  // Handled, so a failure nobody awaits is no unhandled rejection; awaiting `ready` still throws.
+  converted?.catch(() => {});
   const prompts = indexBy(definition.prompts ?? [], (p) => p.name, "prompt");
   for (const prompt of prompts.values()) {
     if (!prompt.handler && !definition.handlePromptGet) {
@@ -708,6 +720,7 @@ export function defineServer(typed: object): McpServer {
     prompts,
     resources,
     resourceTemplates,
+    ready: converted ?? Promise.resolve(),
   };
 }
 

@@ -136,6 +136,7 @@ class RpcError extends Error {
  * ```
  */
 export async function connect(server: McpServer, options: ConnectOptions): Promise<TestClient> {
+  await server.ready;
   const version = options.version ?? STATELESS;
   const engine = new Engine(server, { registry: options.registry });
   const stateless = options.registry.get(version)?.era === "stateless";
@@ -185,11 +186,13 @@ export async function connect(server: McpServer, options: ConnectOptions): Promi
     }
     return message.result!;
   };
-  const meta = {
+  const meta: Record<string, unknown> = {
     "io.modelcontextprotocol/protocolVersion": version,
     "io.modelcontextprotocol/clientCapabilities": capabilities,
     "io.modelcontextprotocol/clientInfo": { name: "anubis-test-client", version: "1.0.0" },
   };
+  // A stateless request gets log messages only when it names a level.
+  if (options.onLog) meta["io.modelcontextprotocol/logLevel"] = "debug";
   const statelessRequest = async (method: string, params: Record<string, unknown>) => {
     let round: Record<string, unknown> = {
       ...params,

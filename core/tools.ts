@@ -92,21 +92,30 @@ function describe(schema: JsonSchema | StandardSchemaV1): JsonSchema | Promise<J
  * Compiles every tool of a server when it is defined (the listed JSON
  * Schemas, the validators), so a schema it cannot serve fails there.
  *
+ * @returns A promise settled once every schema whose converter loads lazily
+ *   (valibot's) is converted: it rejects with the same `TypeError` naming the
+ *   tool; `undefined` when there are none.
  * @throws {TypeError} Naming the tool, for a schema it cannot serve.
  */
-export function prepareTools(tools: Iterable<ToolDefinition<never>>): void {
+export function prepareTools(tools: Iterable<ToolDefinition<never>>): Promise<void> | undefined {
+  const pending: Promise<unknown>[] = [];
   for (const tool of tools) {
     let entry: CompiledTool;
     try {
       entry = compile(tool);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new TypeError(`Tool ${tool.name} cannot be served: ${reason}`);
+      throw unservable(tool, error);
     }
-    // A converter that fails to load is reported when the tools are listed;
-    // here it must not become an unhandled rejection.
-    if (entry.wire instanceof Promise) entry.wire.catch(() => {});
+    if (entry.wire instanceof Promise) {
+      pending.push(entry.wire.catch((error) => Promise.reject(unservable(tool, error))));
+    }
   }
+  return pending.length === 0 ? undefined : Promise.all(pending).then(() => {});
+}
+
+function unservable(tool: ToolDefinition<never>, error: unknown): TypeError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new TypeError(`Tool ${tool.name} cannot be served: ${reason}`);
 }
 
 // Every version's Tool.inputSchema requires `type: "object"`; a schema that

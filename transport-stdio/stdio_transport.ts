@@ -128,6 +128,7 @@ async function processStreams(): Promise<[ReadableStream<Uint8Array>, WritableSt
  * ```
  */
 export async function serveStdio(server: McpServer, options: StdioOptions = {}): Promise<void> {
+  await server.ready;
   let readable = options.readable, writable = options.writable;
   const usesProcess = !readable || !writable;
   if (usesProcess) {

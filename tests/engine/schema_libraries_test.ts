@@ -8,6 +8,8 @@
 
 import assert from "node:assert/strict";
 import { defineServer } from "@anubis/core";
+import { connect } from "@anubis/core/testing";
+import { createDefaultRegistry } from "@anubis/dialects";
 import { handshake, start as startStdio } from "../helpers/stdio_child.ts";
 import { headers2026, initialize, post, request2026, start } from "../helpers/http_helpers.ts";
 import server from "../helpers/schema_libraries_server.ts";
@@ -44,6 +46,28 @@ Deno.test("defineServer names the tool whose Standard Schema cannot be listed", 
       error instanceof TypeError && /^Tool opaque cannot be served: /.test(error.message) &&
       /JSON Schema/.test(error.message),
   );
+});
+
+Deno.test("a valibot schema its converter cannot list stops the start: ready, connect, cli serve", async () => {
+  const { default: unlistable } = await import("../helpers/valibot_unlistable_server.ts");
+  const named = (error: unknown) =>
+    error instanceof TypeError && /^Tool when cannot be served: /.test(error.message) &&
+    /date/.test(error.message);
+  await assert.rejects(unlistable.ready, named);
+  await assert.rejects(connect(unlistable, { registry: createDefaultRegistry() }), named);
+  // The cli says so in one line and exits 1 instead of answering tools/list with -32603.
+  const cli = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "cli/main.ts", "serve", "tests/helpers/valibot_unlistable_server.ts"],
+    cwd: new URL("../..", import.meta.url),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const stderr = new TextDecoder().decode(cli.stderr);
+  assert.equal(cli.code, 1, stderr);
+  assert.match(stderr, /Tool when cannot be served: .*date/);
+  assert.equal(cli.stdout.length, 0, "nothing on stdout: no protocol was served");
 });
 
 Deno.test("over HTTP (2026-07-28): listed schemas, defaults, isError for invalid arguments", async () => {

@@ -89,3 +89,64 @@ for (const version of ["2025-11-25", "2026-07-28"]) {
     }
   });
 }
+
+const helpers = defineServer({
+  name: "helpers",
+  version: "1.0.0",
+  tools: [{
+    name: "summarize",
+    handler: async (_args, frame) => {
+      await frame.log("info", "summarizing");
+      const roots = await frame.listRoots({ key: "roots" });
+      const sampled = await frame.sample({
+        messages: [{ role: "user", content: { type: "text", text: "Say hi" } }],
+        maxTokens: 10,
+      }, { key: "sample" });
+      const text = (sampled.content as { text: string }).text;
+      return `${roots.roots.map((r) => r.uri).join(",")} ${text}`;
+    },
+  }],
+  prompts: [{
+    name: "greet",
+    arguments: [{
+      name: "who",
+      complete: (value) => ["Ada", "Bo"].filter((n) => n.startsWith(value)),
+    }],
+    handler: ({ who }) => [{ role: "user", content: { type: "text", text: `Greet ${who}` } }],
+  }],
+  resources: [{ uri: "notes://readme", name: "readme", read: () => "Read me" }],
+});
+
+for (const version of ["2025-11-25", "2026-07-28"]) {
+  Deno.test(`test client (${version}): logs, sampling, roots, lists and completion`, async () => {
+    const logs: unknown[] = [];
+    const client = await connect(helpers, {
+      registry: createDefaultRegistry(),
+      version,
+      sample: () => ({
+        role: "assistant",
+        content: { type: "text", text: "hi" },
+        model: "test",
+      }),
+      roots: [{ uri: "file:///notes", name: "notes" }],
+      onLog: (params) => logs.push(params.data),
+    });
+    try {
+      const called = await client.callTool("summarize");
+      assert.equal(called.content[0].text, "file:///notes hi");
+      // Stateless: the handler runs once per input round, logging each time.
+      assert.ok(logs.length >= 1 && logs.every((data) => data === "summarizing"), `${logs}`);
+      assert.deepEqual((await client.listPrompts()).prompts.map((p) => p.name), ["greet"]);
+      assert.deepEqual((await client.listResources()).resources.map((r) => r.uri), [
+        "notes://readme",
+      ]);
+      const completed = await client.complete(
+        { type: "ref/prompt", name: "greet" },
+        { name: "who", value: "A" },
+      );
+      assert.deepEqual(completed.completion.values, ["Ada"]);
+    } finally {
+      client.close();
+    }
+  });
+}
