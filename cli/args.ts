@@ -81,6 +81,10 @@ export interface HttpLimitFlags {
   maxBatchEntries?: number;
   /** `--body-timeout` (milliseconds) */
   bodyTimeoutMs?: number;
+  /** `--header-timeout` (milliseconds; serves on the `node:http` listener) */
+  headersTimeoutMs?: number;
+  /** `--idle-timeout` (milliseconds; serves on the `node:http` listener) */
+  idleTimeoutMs?: number;
 }
 
 /** The numeric limit flags and the limit each sets. */
@@ -89,6 +93,8 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
   "--max-streams-per-client": "maxStreamsPerClient",
   "--max-batch-entries": "maxBatchEntries",
   "--body-timeout": "bodyTimeoutMs",
+  "--header-timeout": "headersTimeoutMs",
+  "--idle-timeout": "idleTimeoutMs",
 };
 
 /**
@@ -156,6 +162,13 @@ Options:
   --max-batch-entries <n>   Entries in a JSON-RPC batch (default 1000)
   --body-timeout <ms>       A request body must arrive within this long, else
                             408 (default 30000; 0 turns it off)
+  --header-timeout <ms>     Close a connection that has not sent a request's
+                            headers within this long (default: none)
+  --idle-timeout <ms>       Close a kept-alive connection idle this long
+                            between requests (default: none). Either flag
+                            serves on node:http, which has these timeouts
+                            (Deno.serve has none) at about twice the CPU per
+                            request; without them put a proxy in front
   --cors <origin,...>       Let browser pages on these origins call the
                             endpoint (CORS preflights answered; each origin
                             is also an allowed Origin; repeatable)
@@ -265,7 +278,7 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     const limit = LIMIT_FLAGS[flag];
     if (limit) {
       const number = Number(value);
-      const least = limit === "bodyTimeoutMs" ? 0 : 1;
+      const least = limit.endsWith("TimeoutMs") ? 0 : 1;
       if (!Number.isSafeInteger(number) || number < least) {
         return {
           kind: "error",

@@ -71,6 +71,9 @@ Deno.test("args: the HTTP limit flags", () => {
     "10",
     "--body-timeout",
     "0",
+    "--header-timeout",
+    "5000",
+    "--idle-timeout=2000",
   ]);
   assert.equal(parsed.kind, "serve");
   assert.deepEqual(parsed.kind === "serve" && parsed.options.limits, {
@@ -78,6 +81,8 @@ Deno.test("args: the HTTP limit flags", () => {
     maxStreamsPerClient: 3,
     maxBatchEntries: 10,
     bodyTimeoutMs: 0,
+    headersTimeoutMs: 5000,
+    idleTimeoutMs: 2000,
   });
 });
 

@@ -471,7 +471,11 @@ export async function serveHttp(
     const stores = await openStores(options, databases);
     stopKeys = await useRequestStateKeys(server, options, databases);
     joined = await joinInstances(server, options, databases, stores);
-    const running = serve(server, {
+    const timeouts = options.limits?.headersTimeoutMs !== undefined ||
+      options.limits?.idleTimeoutMs !== undefined;
+    // Deno.serve has no header or idle timeout: node:http has both (loaded only when asked).
+    const listen = timeouts ? (await import("@anubis/transport-http/node")).serveNode : serve;
+    const running = await listen(server, {
       hostname: options.host,
       port: options.port,
       path: options.path,

@@ -101,21 +101,12 @@ export interface RunningServer {
  * ```
  */
 export function serve(server: McpServer, options: ServeOptions = {}): RunningServer {
-  const hostname = options.hostname ?? "127.0.0.1";
-  const local = isLoopbackHost(hostname);
-  const handler = createHttpHandler(server, {
-    ...options,
-    allowedHosts: options.allowedHosts ?? (local ? [] : "*"),
-  });
-  const path = options.path === false ? "/" : options.path ?? "/mcp";
+  const { handler, hostname, path } = servedHandler(server, options);
   const listen = (port: number) => Deno.serve({ hostname, port, onListen: () => {} }, handler);
   let httpServer = listen(options.port ?? 8080);
   const addr = httpServer.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = new URL(`http://${host}:${addr.port}${path}`);
-  // Idle sessions expire even without traffic; the timer never keeps the process alive.
-  const sweeper = setInterval(() => handler.sweep(), 60_000);
-  Deno.unrefTimer(sweeper);
   let stopped = false;
   let wake: (() => void) | undefined;
   const pause = (ms: number) =>
@@ -148,22 +139,98 @@ export function serve(server: McpServer, options: ServeOptions = {}): RunningSer
       }
     }
   })();
+  const shutdown = stopsWith(handler, options.signal, async () => {
+    stopped = true;
+    wake?.();
+    await httpServer.shutdown().catch(() => {}); // A listener that failed is already down.
+    await finished.catch(() => {});
+  });
+  options.onListen?.(url);
+  return { url, handler, finished, shutdown };
+}
+
+/**
+ * The handler a listener mounts, with the bind's defaults: on a loopback bind
+ * only loopback `Host` names (and `allowedHosts`) are accepted; on any other
+ * the `Host` check is off unless `allowedHosts` is given.
+ *
+ * @param server The server.
+ * @param options The listener's options.
+ * @returns The handler, the bind address and the endpoint path.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * import { servedHandler } from "./serve.ts";
+ * const served = servedHandler(defineServer({ name: "s", version: "1.0.0" }), { path: false });
+ * assert.equal(served.hostname, "127.0.0.1");
+ * assert.equal(served.path, "/");
+ * served.handler.close();
+ * ```
+ */
+export function servedHandler(
+  server: McpServer,
+  options: ServeOptions,
+): { handler: HttpHandler; hostname: string; path: string } {
+  const hostname = options.hostname ?? "127.0.0.1";
+  const local = isLoopbackHost(hostname);
+  const handler = createHttpHandler(server, {
+    ...options,
+    allowedHosts: options.allowedHosts ?? (local ? [] : "*"),
+  });
+  const path = options.path === false ? "/" : options.path ?? "/mcp";
+  return { handler, hostname, path };
+}
+
+/**
+ * What a listener's `shutdown()` does, made once: idle sessions swept every
+ * minute meanwhile (the timer never keeps the process alive); then, on
+ * `shutdown()` or the signal, the handler closed (streams and sessions), then
+ * the listener stopped.
+ *
+ * @param handler The mounted handler.
+ * @param signal Stops the server when aborted.
+ * @param stopListening Stops accepting and serving connections.
+ * @returns `shutdown()`, which is idempotent.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * import { servedHandler, stopsWith } from "./serve.ts";
+ * const { handler } = servedHandler(defineServer({ name: "s", version: "1.0.0" }), {});
+ * let stops = 0;
+ * const shutdown = stopsWith(handler, undefined, () => Promise.resolve(void stops++));
+ * await Promise.all([shutdown(), shutdown()]);
+ * assert.equal(stops, 1);
+ * ```
+ */
+export function stopsWith(
+  handler: HttpHandler,
+  signal: AbortSignal | undefined,
+  stopListening: () => Promise<void>,
+): () => Promise<void> {
+  const sweeper = setInterval(() => handler.sweep(), 60_000);
+  unref(sweeper);
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     stopping ??= (async () => {
-      stopped = true;
-      wake?.();
       clearInterval(sweeper);
-      options.signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
       handler.close();
-      await httpServer.shutdown().catch(() => {}); // A listener that failed is already down.
-      await finished.catch(() => {});
+      await stopListening();
     })();
     return stopping;
   };
   const onAbort = () => void shutdown();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-  options.onListen?.(url);
-  return { url, handler, finished, shutdown };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  return shutdown;
+}
+
+/** Lets a timer not keep the process alive, on Deno (an id) and on Node (an object). */
+function unref(timer: ReturnType<typeof setInterval>): void {
+  if (typeof timer === "object") (timer as { unref(): void }).unref();
+  else (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(timer);
 }
