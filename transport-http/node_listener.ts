@@ -8,11 +8,18 @@
  * @module
  */
 
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { McpServer } from "@anubis/core";
-import { type RunningServer, servedHandler, type ServeOptions, stopsWith } from "./serve.ts";
+import {
+  reportExhausted,
+  type RunningServer,
+  servedHandler,
+  type ServeOptions,
+  stopsWith,
+  unref,
+} from "./serve.ts";
 
 /**
  * Options of {@link serveNode}: those of `serve()` and the connection
@@ -26,7 +33,7 @@ import { type RunningServer, servedHandler, type ServeOptions, stopsWith } from 
  * assert.equal(options.idleTimeoutMs, 5_000);
  * ```
  */
-export interface NodeServeOptions extends Omit<ServeOptions, "onDescriptorsExhausted"> {
+export interface NodeServeOptions extends ServeOptions {
   /**
    * A connection must send a request's whole header within this long of
    * starting it (or of connecting), else it is closed (default 10 s; Node's
@@ -47,7 +54,10 @@ export interface NodeServeOptions extends Omit<ServeOptions, "onDescriptorsExhau
  * or idle between requests ({@link NodeServeOptions.idleTimeoutMs}), so clients
  * that merely hold sockets cannot use up the process's file descriptors. The
  * body timeout (`bodyTimeoutMs`) and every other option work as with `serve()`.
- * On Deno it costs about twice the CPU per request of `serve()` (Deno's
+ * Should accepting still fail for lack of descriptors (a flood of new
+ * connections faster than the timeouts shed them), the server notices within
+ * about four seconds, reports it ({@link ServeOptions.onDescriptorsExhausted})
+ * and listens again once descriptors are free. On Deno it costs about twice the CPU per request of `serve()` (Deno's
  * `node:http` layer), so use it where no proxy with such timeouts stands in
  * front.
  *
@@ -109,26 +119,110 @@ export async function serveNode(
   http.headersTimeout = headersMs;
   http.keepAliveTimeout = idleMs;
   http.requestTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.port ?? 8080, hostname, () => {
-      http.off("error", reject);
-      resolve();
+  const port = options.port ?? 8080;
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(port, hostname, () => {
+        http.off("error", reject);
+        resolve();
+      });
     });
-  });
+  await listen(port);
   const addr = http.address() as AddressInfo;
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
   const url = new URL(`http://${host}:${addr.port}${path}`);
-  let closed!: () => void;
-  const finished = new Promise<void>((resolve) => (closed = resolve));
-  http.once("close", () => closed());
+  const watchdog = new AcceptWatchdog(http, addr, async (firstOfEpisode) => {
+    if (firstOfEpisode) {
+      (options.onDescriptorsExhausted ?? reportExhausted)(
+        new Error("Too many open files (os error 24)"),
+      );
+    }
+    http.close();
+    // The port is free again at once; a failed try is retried by the next probe.
+    await listen(addr.port).catch(() => {});
+  });
+  let stopped!: () => void;
+  const finished = new Promise<void>((resolve) => (stopped = resolve));
   const shutdown = stopsWith(handler, options.signal, async () => {
+    watchdog.stop();
     await new Promise<void>((resolve) => {
       http.close(() => resolve());
       // Kept-alive and streaming connections would hold close() open.
       http.closeAllConnections();
     });
+    stopped();
   });
   options.onListen?.(url);
   return { url, handler, finished, shutdown };
+}
+
+const PROBE_EVERY_MS = 2_000;
+const PROBE_WAIT_MS = 2_000;
+
+/**
+ * Deno's `node:http` stops accepting for good, silently, once accepting failed
+ * for lack of file descriptors. Every two seconds this connects to the server
+ * itself; a connection the server never sees means its accepting stopped, and
+ * `relisten` starts it again (the timeouts will have freed descriptors by
+ * then), reporting once until a probe is seen again. On Node, whose
+ * accepting survives, it only ever sees its probes.
+ */
+class AcceptWatchdog {
+  readonly #timer: ReturnType<typeof setInterval>;
+  #expecting: { port: number; seen: () => void } | undefined;
+  #probing = false;
+  // Accepting stopped and has not been seen again: one report per episode.
+  #down = false;
+
+  constructor(
+    http: Server,
+    addr: AddressInfo,
+    relisten: (firstOfEpisode: boolean) => Promise<void>,
+  ) {
+    const host = addr.address === "0.0.0.0"
+      ? "127.0.0.1"
+      : addr.address === "::"
+      ? "::1"
+      : addr.address;
+    http.on("connection", (socket: Socket) => {
+      const expecting = this.#expecting;
+      if (expecting !== undefined && socket.remotePort === expecting.port) expecting.seen();
+    });
+    this.#timer = setInterval(async () => {
+      if (this.#probing) return;
+      this.#probing = true;
+      try {
+        const seen = await this.#probe(host, addr.port);
+        if (seen === false) await relisten(!this.#down);
+        if (seen !== undefined) this.#down = !seen;
+      } finally {
+        this.#probing = false;
+      }
+    }, PROBE_EVERY_MS);
+    unref(this.#timer);
+  }
+
+  /** Whether the server saw a connection to it; `undefined` when none could be made. */
+  async #probe(host: string, port: number): Promise<boolean | undefined> {
+    const socket = connect({ host, port });
+    try {
+      const localPort = await new Promise<number | undefined>((resolve) => {
+        socket.once("connect", () => resolve(socket.localPort));
+        socket.once("error", () => resolve(undefined));
+      });
+      if (localPort === undefined) return undefined;
+      return await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), PROBE_WAIT_MS);
+        this.#expecting = { port: localPort, seen: () => (clearTimeout(timer), resolve(true)) };
+      });
+    } finally {
+      this.#expecting = undefined;
+      socket.destroy();
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
 }

@@ -51,7 +51,8 @@ function isOutOfDescriptors(error: unknown): error is Error {
 const RELISTEN_FIRST_MS = 50;
 const RELISTEN_MAX_MS = 1000;
 
-const reportExhausted = (error: Error) =>
+/** The default report of running out of descriptors: one line on stderr. */
+export const reportExhausted = (error: Error): void =>
   console.error(
     `anubis: ${
       error.message.replace(/^Error: /, "")
@@ -230,7 +231,7 @@ export function stopsWith(
 }
 
 /** Lets a timer not keep the process alive, on Deno (an id) and on Node (an object). */
-function unref(timer: ReturnType<typeof setInterval>): void {
+export function unref(timer: ReturnType<typeof setInterval>): void {
   if (typeof timer === "object") (timer as { unref(): void }).unref();
   else (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(timer);
 }

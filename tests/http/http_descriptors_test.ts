@@ -85,6 +85,41 @@ Deno.test("http cli: running out of file descriptors does not stop the server; i
   }
 });
 
+Deno.test("http cli: with connection timeouts (node:http), idle sockets past the descriptor limit are shed and the server serves again", async () => {
+  const server = await spawn(
+    "ulimit -n 256;",
+    "--header-timeout",
+    "1000",
+    "--idle-timeout",
+    "1000",
+  );
+  const port = Number(new URL(server.url).port);
+  const sockets: Deno.Conn[] = [];
+  try {
+    assert.equal(await echo(server.url, "before"), "echo: before");
+    // More idle sockets than the server has descriptors; none is ever closed by this side.
+    for (let i = 0; i < 320; i++) {
+      const socket = await Deno.connect({ hostname: "127.0.0.1", port }).catch(() => undefined);
+      if (socket) sockets.push(socket);
+    }
+    // The server runs out of descriptors, sheds the sockets (header timeout), notices that
+    // accepting stopped and listens again.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    let answer: string | undefined;
+    for (let i = 0; i < 200 && answer === undefined; i++) {
+      answer = await echo(server.url, "after").catch(() => undefined);
+      if (answer === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(answer, "echo: after", server.stderr());
+  } finally {
+    for (const socket of sockets) socket.close();
+    assert.equal(await server.stop(), 0);
+  }
+  // Said once, when it noticed (the whole of stderr is read once the server stopped).
+  const said = server.stderr().match(/Too many open files \(os error 24\).*listening again/g);
+  assert.equal(said?.length, 1, server.stderr());
+});
+
 Deno.test("http cli: a KV file found empty is served with a warning on stderr", async () => {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/anubis.kv`;
