@@ -234,7 +234,7 @@ export class BodyClock {
 }
 
 /** The largest announced body read with `json()`, which reserves its announced length up front. */
-const RESERVE_MAX_BYTES = 64 * 1024;
+const RESERVE_MAX_BYTES = 16 * 1024;
 
 /**
  * Reads a body of an announced length into a buffer that grows with what
