@@ -6,7 +6,10 @@
  * requests while the attack holds:
  *
  * - `idle`: `--connections` connections that connect and send nothing
- *   (item 1: `Deno.serve` has no idle or header timeout, so they stay open).
+ *   (item 1: `Deno.serve` has no idle or header timeout, so they stay open;
+ *   with `--timeouts=MS` the cli serves on `node:http` with `--header-timeout`
+ *   and `--idle-timeout` of MS, and the row counts the connections the server
+ *   closed within twice that).
  * - `slow-bodies`: `--connections` POSTs that announce 4 MiB and send one byte
  *   (items 1 and 2: memory follows bytes received; the body timeout answers
  *   408 and closes them, counted after `--body-timeout` has passed).
@@ -20,6 +23,7 @@
  * Prints one JSON line per attack.
  *
  *     deno run -A bench/soak.ts --connections=1000 --sessions=10000 --body-timeout=5000
+ *     deno run -A bench/soak.ts --timeouts=2000     # the same on the node:http listener
  *
  * @module
  */
@@ -32,6 +36,7 @@ const flag = (name: string, fallback: number) =>
 const CONNECTIONS = flag("connections", 1000);
 const SESSIONS = flag("sessions", 10_000);
 const BODY_TIMEOUT_MS = flag("body-timeout", 5000);
+const TIMEOUTS_MS = flag("timeouts", 0);
 const ROOT = new URL("..", import.meta.url);
 
 const child = new Deno.Command(Deno.execPath(), {
@@ -46,6 +51,9 @@ const child = new Deno.Command(Deno.execPath(), {
     "0",
     "--body-timeout",
     String(BODY_TIMEOUT_MS),
+    ...(TIMEOUTS_MS > 0
+      ? ["--header-timeout", String(TIMEOUTS_MS), "--idle-timeout", String(TIMEOUTS_MS)]
+      : []),
   ],
   cwd: ROOT,
   stdout: "null",
@@ -97,16 +105,26 @@ report("none", { rssMB: await rssMB(), latencyMs: quietMs });
   for (let i = 0; i < CONNECTIONS; i++) {
     sockets.push(await Deno.connect({ hostname: "127.0.0.1", port }));
   }
-  await sleep(1000);
+  // Each socket: whether the server closed it (read ends) within twice the timeouts.
+  const closed = sockets.map(async (socket) => {
+    if (TIMEOUTS_MS === 0) return false;
+    const bound = sleep(TIMEOUTS_MS * 2).then(() => false);
+    const end = socket.read(new Uint8Array(64)).then((n) => n === null, () => true);
+    return await Promise.race([end, bound]);
+  });
+  await sleep(Math.min(1000, TIMEOUTS_MS || 1000) / 2);
   const during = await rssMB();
   const attackedMs = await latency(200);
+  const closedByServer = (await Promise.all(closed)).filter(Boolean).length;
   for (const socket of sockets) socket.close();
   report("idle", {
     connections: CONNECTIONS,
+    timeoutsMs: TIMEOUTS_MS || "none",
     rssBeforeMB: before,
     rssDuringMB: during,
     latencyQuietMs: quietMs,
     latencyUnderAttackMs: attackedMs,
+    closedByServer,
   });
 }
 

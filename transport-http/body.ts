@@ -247,7 +247,15 @@ async function readAnnounced(
   clock: BodyClock | undefined,
 ): Promise<string> {
   if (!request.body) return "";
-  const reader = request.body.getReader({ mode: "byob" });
+  // Deno.serve's bodies are byte streams, read into our own buffer; a body
+  // that is not (node:http through its adapter) hands out chunks we copy.
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = request.body.getReader({ mode: "byob" });
+  } catch {
+    byob = undefined;
+  }
+  const reader = byob ?? request.body.getReader();
   let expired = false;
   const done = clock?.watch(() => {
     expired = true;
@@ -262,11 +270,26 @@ async function readAnnounced(
         grown.set(buffer);
         buffer = grown;
       }
-      const { value, done } = await reader.read(buffer.subarray(used));
-      if (expired) throw new BodyTimeoutError(clock!.ms);
-      if (done || !value) break;
-      buffer = new Uint8Array(value.buffer); // the read hands the buffer back
-      used += value.byteLength;
+      if (byob) {
+        const { value, done } = await byob.read(buffer.subarray(used));
+        if (expired) throw new BodyTimeoutError(clock!.ms);
+        if (done || !value) break;
+        buffer = new Uint8Array(value.buffer); // the read hands the buffer back
+        used += value.byteLength;
+      } else {
+        const { value, done } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+        if (expired) throw new BodyTimeoutError(clock!.ms);
+        if (done || !value) break;
+        // Past the announced length the body is malformed; keep what was announced.
+        const chunk = value.subarray(0, announced - used);
+        while (used + chunk.byteLength > buffer.byteLength) {
+          const grown = new Uint8Array(Math.min(announced, buffer.byteLength * 2));
+          grown.set(buffer.subarray(0, used));
+          buffer = grown;
+        }
+        buffer.set(chunk, used);
+        used += chunk.byteLength;
+      }
     }
   } finally {
     done?.();

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startHttpServer } from "../helpers/everything_http_server.ts";
-import { initialize, SseReader } from "../helpers/http_helpers.ts";
+import { headers2026, initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
 
 const TIMEOUT_MS = 400;
 /** A bound on waiting for the server to close a socket; never a timing assertion. */
@@ -84,6 +84,46 @@ Deno.test("http timeouts: silent, half-sent and idle kept-alive connections are 
     await events.cancel();
 
     assert.deepEqual(await ends, ["closed", "closed", "closed"]);
+  } finally {
+    const { code, stderr } = await server.stop();
+    assert.equal(code, 0, stderr);
+  }
+});
+
+Deno.test("http timeouts: on node:http, a large body is read and a slow one gets the body timeout's 408", async () => {
+  const server = await startHttpServer(["--idle-timeout", "5000", "--body-timeout", "1000"]);
+  const port = Number(server.url.port);
+  try {
+    // 100 kB of arguments: read past the 16 KiB reserve, chunk by chunk.
+    const text = "x".repeat(100_000);
+    const called = await post(
+      server.url.href,
+      request2026(1, "tools/call", { name: "test_simple_text", arguments: { padding: text } }),
+      headers2026("tools/call", "test_simple_text"),
+    );
+    assert.equal(called.status, 200);
+    assert.ok((await called.json()).result);
+
+    const slow = await Deno.connect({ hostname: "127.0.0.1", port });
+    await slow.write(
+      new TextEncoder().encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
+          `accept: application/json, text/event-stream\r\ncontent-length: 4194304\r\n\r\n{`,
+      ),
+    );
+    let answer = "";
+    const buffer = new Uint8Array(4096);
+    const bound = setTimeout(() => slow.close(), BOUND_MS);
+    try {
+      for (let n = await slow.read(buffer); n !== null; n = await slow.read(buffer)) {
+        answer += new TextDecoder().decode(buffer.subarray(0, n));
+      }
+    } catch {
+      // Closed at the bound: the assertion below says so.
+    } finally {
+      clearTimeout(bound);
+    }
+    assert.match(answer, /^HTTP\/1\.1 408 /);
   } finally {
     const { code, stderr } = await server.stop();
     assert.equal(code, 0, stderr);
