@@ -210,6 +210,6 @@ export const diagnosticTools: ToolDefinition<never>[] = [
       properties: { region: { type: "string", "x-mcp-header": "Region" } },
       required: ["region"],
     },
-    handler: ({ region }: { region: string }) => `Region: ${region}`,
+    handler: ({ region }) => `Region: ${region}`,
   }),
 ];
