@@ -99,7 +99,7 @@ export default defineServer({
     name: "greet",
     description: "Greets someone by name",
     inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-    handler: ({ name }: { name: string }) => \`Hello, \${name}!\`,
+    handler: ({ name }) => \`Hello, \${name}!\`, // name: string, from inputSchema
   }],
   resources: [{
     uri: "info://about",
@@ -119,38 +119,30 @@ export default defineServer({
 const SERVER_TEST = `/** \`deno task test\`: the server's tool and resource, called in process. */
 
 import assert from "node:assert/strict";
-import { Engine } from "@anubis/core/engine";
+import { connect } from "@anubis/core/testing";
 import { createDefaultRegistry } from "@anubis/dialects";
 import server from "./server.ts";
 
-/** Calls \`method\` as a stateless (2026-07-28) request and returns its result. */
-async function call(method: string, params: Record<string, unknown>) {
-  const engine = new Engine(server, { registry: createDefaultRegistry() });
-  try {
-    const _meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const reply = await engine.handle(
-      { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta } },
-      { transport: "test" },
-    );
-    return (reply?.message as { result?: Record<string, unknown> }).result;
-  } finally {
-    engine.close();
-  }
-}
-
 Deno.test("greet says hello", async () => {
-  const result = await call("tools/call", { name: "greet", arguments: { name: "Ada" } });
-  assert.deepEqual(result?.content, [{ type: "text", text: "Hello, Ada!" }]);
+  const client = await connect(server, { registry: createDefaultRegistry() });
+  try {
+    const result = await client.callTool("greet", { name: "Ada" });
+    assert.deepEqual(result.content, [{ type: "text", text: "Hello, Ada!" }]);
+  } finally {
+    client.close();
+  }
 });
 
 Deno.test("the about resource reads", async () => {
-  const result = await call("resources/read", { uri: "info://about" });
-  assert.deepEqual(result?.contents, [
-    { uri: "info://about", mimeType: "text/plain", text: "A server made with anubis init." },
-  ]);
+  const client = await connect(server, { registry: createDefaultRegistry() });
+  try {
+    const result = await client.readResource("info://about");
+    assert.deepEqual(result.contents, [
+      { uri: "info://about", mimeType: "text/plain", text: "A server made with anubis init." },
+    ]);
+  } finally {
+    client.close();
+  }
 });
 `;
 

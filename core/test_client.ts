@@ -45,6 +45,10 @@ export interface ConnectOptions {
   onProgress?: (params: Record<string, unknown>) => void;
   /** Sees `notifications/message` params (log messages). */
   onLog?: (params: Record<string, unknown>) => void;
+  /** The transport kind the server sees (`frame.context.transport`); `"test"` by default. */
+  transport?: string;
+  /** What a middleware would attach to every request (`frame.context.assigns`). */
+  assigns?: Record<string, unknown>;
 }
 
 /**
@@ -146,6 +150,8 @@ export async function connect(server: McpServer, options: ConnectOptions): Promi
   if (options.roots) capabilities.roots = {};
   let session: Session | undefined;
   let nextId = 0;
+  const transport = options.transport ?? "test";
+  const assigns = options.assigns;
   let exchange: Exchange;
 
   const answer = (method: string, params: Record<string, unknown>): unknown => {
@@ -216,10 +222,10 @@ export async function connect(server: McpServer, options: ConnectOptions): Promi
 
   let initializeResult: Record<string, unknown> | undefined;
   if (stateless) {
-    exchange = { transport: "test", emit: received };
+    exchange = { transport, assigns, emit: received };
   } else {
-    session = engine.createSession({ transport: "test", onMessage: received });
-    exchange = { transport: "test", session, emit: received };
+    session = engine.createSession({ transport, onMessage: received });
+    exchange = { transport, assigns, session, emit: received };
     initializeResult = await send("initialize", {
       protocolVersion: version,
       capabilities,

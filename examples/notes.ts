@@ -13,6 +13,9 @@
  * - `serverTools` hiding `delete_note` from everyone but owners, both in
  *   `tools/list` and for `tools/call`;
  * - `instructions` computed from the frame;
+ * - handlers typed by their schemas with no annotation: JSON Schema
+ *   literals, and a zod schema (`recent_notes`) whose defaults the engine
+ *   applies before the handler runs;
  * - a tool result with a resource link and `structuredContent` checked
  *   against its `outputSchema`;
  * - `cacheHints` for stateless clients: what may be cached, for how long,
@@ -24,6 +27,7 @@
  */
 
 import { defineServer, defineTool, ErrorCode, type Frame, McpError } from "@anubis/core";
+import { z } from "zod";
 
 /** One note. */
 interface Note {
@@ -91,7 +95,7 @@ export default defineServer({
         properties: { id: { type: "string" }, uri: { type: "string" } },
         required: ["id", "uri"],
       },
-      handler: ({ title, body }: { title: string; body: string }, frame) => {
+      handler: ({ title, body }, frame) => {
         const note = { id: String(nextId++), title, body };
         notes.set(note.id, note);
         changed(frame);
@@ -110,7 +114,7 @@ export default defineServer({
         required: ["query"],
       },
       annotations: { readOnlyHint: true },
-      handler: ({ query }: { query: string }) => {
+      handler: ({ query }) => {
         const needle = query.toLowerCase();
         const found = [...notes.values()].filter((n) =>
           `${n.title}\n${n.body}`.toLowerCase().includes(needle)
@@ -120,11 +124,26 @@ export default defineServer({
       },
     }),
     defineTool({
+      name: "recent_notes",
+      description: "Lists the newest notes (or the oldest), at most `limit` of them",
+      inputSchema: z.object({
+        limit: z.number().int().min(1).max(100).default(5),
+        order: z.enum(["newest", "oldest"]).default("newest"),
+      }),
+      annotations: { readOnlyHint: true },
+      handler: ({ limit, order }) => {
+        const all = [...notes.values()];
+        const chosen = order === "newest" ? all.reverse() : all;
+        if (chosen.length === 0) return "No notes yet";
+        return chosen.slice(0, limit).map((n) => `${noteUri(n)} ${n.title}`).join("\n");
+      },
+    }),
+    defineTool({
       name: "delete_note",
       description: "Deletes a note",
       inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
       annotations: { destructiveHint: true, idempotentHint: true },
-      handler: ({ id }: { id: string }, frame) => {
+      handler: ({ id }, frame) => {
         notes.delete(find(id).id);
         changed(frame);
         return `Deleted note ${id}`;

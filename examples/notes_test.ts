@@ -1,106 +1,75 @@
 /**
- * The notes example in process, with the real dialects: roles from
- * `init` and request assigns, `serverTools`, frame-dependent instructions,
- * cache hints, the template, the index resource and the prompt.
+ * The notes example in process with the test client of
+ * `@anubis/core/testing` and the real dialects: roles from `init` and request
+ * assigns, `serverTools`, frame-dependent instructions, cache hints, the zod
+ * tool's defaults, the template, the index resource and the prompt.
  */
 
 import assert from "node:assert/strict";
-import { Engine, type Exchange, type Reply } from "@anubis/core/engine";
+import { connect } from "@anubis/core/testing";
 import { createDefaultRegistry } from "@anubis/dialects";
 import notes from "./notes.ts";
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-
-/** A stateless request over HTTP with the given request assigns. */
-function client(engine: Engine, assigns: Record<string, unknown>) {
-  let id = 0;
-  return async (method: string, params: Record<string, unknown> = {}) => {
-    const exchange: Exchange = { transport: "http", assigns };
-    const reply = await engine.handle(
-      { jsonrpc: "2.0", id: ++id, method, params: { ...params, _meta: META } },
-      exchange,
-    );
-    return reply!.message as { result?: Record<string, unknown>; error?: { message: string } };
-  };
-}
-
-const resultOf = (reply: Reply | undefined) =>
-  (reply!.message as unknown as { result: Record<string, unknown> }).result;
-
-const texts = (result: Record<string, unknown> | undefined) =>
-  (result!.content as { text: string }[]).map((c) => c.text);
+const registry = createDefaultRegistry();
+const names = (tools: Record<string, unknown>[]) => tools.map((tool) => tool.name);
 
 Deno.test("notes: roles, hidden tools, instructions, caching, resources and prompts", async (t) => {
-  const engine = new Engine(notes, { registry: createDefaultRegistry() });
-  const reader = client(engine, {});
-  const owner = client(engine, { role: "owner" });
+  // Stateless (2026-07-28) clients; an HTTP middleware would attach the owner's role.
+  const reader = await connect(notes, { registry, transport: "http" });
+  const owner = await connect(notes, { registry, transport: "http", assigns: { role: "owner" } });
   try {
     await t.step("readers do not see delete_note; owners do", async () => {
-      const listed = (await reader("tools/list")).result!;
-      assert.deepEqual((listed.tools as { name: string }[]).map((t) => t.name), [
-        "add_note",
-        "search_notes",
-      ]);
+      const listed = await reader.listTools();
+      assert.deepEqual(names(listed.tools), ["add_note", "search_notes", "recent_notes"]);
       assert.deepEqual([listed.ttlMs, listed.cacheScope], [300_000, "private"]);
-      const refused = await reader("tools/call", { name: "delete_note", arguments: { id: "1" } });
-      assert.equal(refused.error!.message, "Unknown tool: delete_note");
-      const owned = (await owner("tools/list")).result!;
-      assert.deepEqual((owned.tools as { name: string }[]).map((t) => t.name), [
+      await assert.rejects(reader.callTool("delete_note", { id: "1" }), {
+        message: "Unknown tool: delete_note",
+      });
+      assert.deepEqual(names((await owner.listTools()).tools), [
         "add_note",
         "search_notes",
+        "recent_notes",
         "delete_note",
       ]);
     });
 
     await t.step("instructions depend on the role", async () => {
-      assert.match((await reader("server/discover")).result!.instructions as string, /^Shared/);
-      assert.match((await owner("server/discover")).result!.instructions as string, /^Notes you/);
+      assert.match((await reader.request("server/discover")).instructions as string, /^Shared/);
+      assert.match((await owner.request("server/discover")).instructions as string, /^Notes you/);
     });
 
-    await t.step("add, search, read, complete and summarize", async () => {
-      const added = (await reader("tools/call", {
-        name: "add_note",
-        arguments: { title: "Groceries", body: "Milk and bread" },
-      })).result!;
+    await t.step("add, search, list, read, complete and summarize", async () => {
+      const added = await reader.callTool("add_note", {
+        title: "Groceries",
+        body: "Milk and bread",
+      });
       assert.deepEqual(added.content, [{
         type: "resource_link",
         uri: "notes://1",
         name: "Groceries",
       }]);
       assert.deepEqual(added.structuredContent, { id: "1", uri: "notes://1" });
-      await reader("tools/call", {
-        name: "add_note",
-        arguments: { title: "Trip", body: "Buy bread for the road" },
-      });
-      const found = await reader("tools/call", {
-        name: "search_notes",
-        arguments: { query: "bread" },
-      });
-      assert.deepEqual(texts(found.result), ["notes://1 Groceries\nnotes://2 Trip"]);
-      const read = (await reader("resources/read", { uri: "notes://2" })).result!;
+      await reader.callTool("add_note", { title: "Trip", body: "Buy bread for the road" });
+      const found = await reader.callTool("search_notes", { query: "bread" });
+      assert.deepEqual(found.content, [{
+        type: "text",
+        text: "notes://1 Groceries\nnotes://2 Trip",
+      }]);
+      const read = await reader.readResource("notes://2");
       assert.deepEqual(read.contents, [{
         uri: "notes://2",
         mimeType: "text/markdown",
         text: "# Trip\n\nBuy bread for the road",
       }]);
       assert.deepEqual([read.ttlMs, read.cacheScope], [5_000, "private"]);
-      const index = (await reader("resources/read", { uri: "notes://index" })).result!;
-      assert.equal(
-        (index.contents as { text: string }[])[0].text,
-        "- [Groceries](notes://1)\n- [Trip](notes://2)",
+      const index = await reader.readResource("notes://index");
+      assert.equal(index.contents[0].text, "- [Groceries](notes://1)\n- [Trip](notes://2)");
+      const completed = await reader.complete(
+        { type: "ref/resource", uri: "notes://{id}" },
+        { name: "id", value: "2" },
       );
-      const completed = await reader("completion/complete", {
-        ref: { type: "ref/resource", uri: "notes://{id}" },
-        argument: { name: "id", value: "2" },
-      });
-      assert.deepEqual((completed.result!.completion as { values: string[] }).values, ["2"]);
-      const prompt = (await reader("prompts/get", {
-        name: "summarize_notes",
-        arguments: { topic: "milk" },
-      })).result!;
+      assert.deepEqual(completed.completion.values, ["2"]);
+      const prompt = await reader.getPrompt("summarize_notes", { topic: "milk" });
       assert.deepEqual(prompt.messages, [
         {
           role: "user",
@@ -118,8 +87,18 @@ Deno.test("notes: roles, hidden tools, instructions, caching, resources and prom
           content: { type: "text", text: "Summarize what these notes say about milk." },
         },
       ]);
-      const prompts = (await reader("prompts/list")).result!;
+      const prompts = await reader.listPrompts();
       assert.deepEqual([prompts.ttlMs, prompts.cacheScope], [3_600_000, "public"]);
+    });
+
+    await t.step("recent_notes (zod): defaults applied, invalid arguments an isError", async () => {
+      const newest = await reader.callTool("recent_notes");
+      assert.equal(newest.content[0].text, "notes://2 Trip\nnotes://1 Groceries");
+      const oldest = await reader.callTool("recent_notes", { order: "oldest", limit: 1 });
+      assert.equal(oldest.content[0].text, "notes://1 Groceries");
+      const invalid = await reader.callTool("recent_notes", { limit: 0 });
+      assert.equal(invalid.isError, true);
+      assert.match(invalid.content[0].text as string, /recent_notes: limit: Too small/);
     });
 
     await t.step("owners delete; index subscribers hear of it", async () => {
@@ -127,38 +106,24 @@ Deno.test("notes: roles, hidden tools, instructions, caching, resources and prom
       const stop = notes.notify.subscribe((event) => {
         if (event.type === "resource_updated") events.push(event.uri);
       });
-      const deleted = await owner("tools/call", { name: "delete_note", arguments: { id: "1" } });
+      const deleted = await owner.callTool("delete_note", { id: "1" });
       stop();
-      assert.deepEqual(texts(deleted.result), ["Deleted note 1"]);
+      assert.deepEqual(deleted.content, [{ type: "text", text: "Deleted note 1" }]);
       assert.deepEqual(events, ["notes://index"]);
-      const gone = await reader("resources/read", { uri: "notes://1" });
-      assert.equal(gone.error!.message, "No note with id 1");
-    });
-
-    await t.step("on stdio the local user is the owner", async () => {
-      const session = engine.createSession({ transport: "stdio" });
-      const exchange: Exchange = { session, transport: "stdio" };
-      const initialized = await engine.handle({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "c", version: "1" },
-        },
-      }, exchange);
-      assert.match(resultOf(initialized).instructions as string, /^Notes you own/);
-      await engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
-      const listed = await engine.handle(
-        { jsonrpc: "2.0", id: 2, method: "tools/list" },
-        exchange,
-      );
-      const tools = resultOf(listed).tools as { name: string }[];
-      assert.ok(tools.some((tool) => tool.name === "delete_note"));
-      engine.dropSession(session);
+      await assert.rejects(reader.readResource("notes://1"), { message: "No note with id 1" });
     });
   } finally {
-    engine.close();
+    reader.close();
+    owner.close();
+  }
+});
+
+Deno.test("notes: on stdio the local user is the owner", async () => {
+  const client = await connect(notes, { registry, version: "2025-11-25", transport: "stdio" });
+  try {
+    assert.match(client.initializeResult!.instructions as string, /^Notes you own/);
+    assert.ok(names((await client.listTools()).tools).includes("delete_note"));
+  } finally {
+    client.close();
   }
 });

@@ -56,8 +56,9 @@ async function reportProgress(_args: unknown, frame: Frame) {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { contentTools } from "./content_tools.ts";
- * console.log(contentTools[0].name); // test_simple_text
+ * assert.equal(contentTools[0].name, "test_simple_text");
  * ```
  */
 export const contentTools: ToolDefinition<never>[] = [

@@ -52,8 +52,9 @@ async function greetByName(_args: unknown, frame: Frame) {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { diagnosticTools } from "./diagnostic_tools.ts";
- * console.log(diagnosticTools.some((t) => t.name === "test_logging_tool")); // true
+ * assert.ok(diagnosticTools.some((t) => t.name === "test_logging_tool"));
  * ```
  */
 export const diagnosticTools: ToolDefinition<never>[] = [
@@ -209,6 +210,6 @@ export const diagnosticTools: ToolDefinition<never>[] = [
       properties: { region: { type: "string", "x-mcp-header": "Region" } },
       required: ["region"],
     },
-    handler: ({ region }: { region: string }) => `Region: ${region}`,
+    handler: ({ region }) => `Region: ${region}`,
   }),
 ];

@@ -25,8 +25,9 @@ const options = (prefix: string, titles: string[]) =>
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { interactiveTools } from "./interactive_tools.ts";
- * console.log(interactiveTools.map((t) => t.name).includes("test_sampling")); // true
+ * assert.ok(interactiveTools.some((t) => t.name === "test_sampling"));
  * ```
  */
 export const interactiveTools: ToolDefinition<never>[] = [

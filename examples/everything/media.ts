@@ -9,8 +9,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PNG_BASE64 } from "./media.ts";
- * console.log(atob(PNG_BASE64).slice(1, 4)); // PNG
+ * assert.equal(atob(PNG_BASE64).slice(1, 4), "PNG");
  * ```
  */
 export const PNG_BASE64 =
@@ -21,8 +22,9 @@ export const PNG_BASE64 =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { WAV_BASE64 } from "./media.ts";
- * console.log(atob(WAV_BASE64).slice(0, 4)); // RIFF
+ * assert.equal(atob(WAV_BASE64).slice(0, 4), "RIFF");
  * ```
  */
 export const WAV_BASE64 = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";

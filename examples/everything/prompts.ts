@@ -17,8 +17,9 @@ const startingWith = (values: string[]) => (value: string) =>
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { prompts } from "./prompts.ts";
- * console.log(prompts[0].name); // test_simple_prompt
+ * assert.equal(prompts[0].name, "test_simple_prompt");
  * ```
  */
 export const prompts: PromptDefinition[] = [

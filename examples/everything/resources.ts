@@ -17,8 +17,9 @@ let watchedRevision = 1;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resources } from "./resources.ts";
- * console.log(resources[0].uri); // test://static-text
+ * assert.equal(resources[0].uri, "test://static-text");
  * ```
  */
 export const resources: ResourceDefinition[] = [
@@ -57,8 +58,9 @@ export const resources: ResourceDefinition[] = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resourceTemplates } from "./resources.ts";
- * console.log(resourceTemplates[0].uriTemplate); // test://template/{id}/data
+ * assert.equal(resourceTemplates[0].uriTemplate, "test://template/{id}/data");
  * ```
  */
 export const resourceTemplates: ResourceTemplateDefinition[] = [{
@@ -81,8 +83,9 @@ export const resourceTemplates: ResourceTemplateDefinition[] = [{
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resourceTools } from "./resources.ts";
- * console.log(resourceTools[0].name); // test_trigger_resource_update
+ * assert.equal(resourceTools[0].name, "test_trigger_resource_update");
  * ```
  */
 export const resourceTools: ToolDefinition<never>[] = [{

@@ -5,6 +5,7 @@
 // `deno test --doc` then runs). The rule stops at that surface: files a
 // package does not export, and `private`, `protected` or `@internal` members,
 // need no example (one that teaches may stay). And no example, public or not,
+// in a package's or an example's JSDoc or in any Markdown file (READMEs),
 // prints a value (`console.log(x); // expected`) where it should assert it.
 import assert from "node:assert/strict";
 
@@ -133,48 +134,90 @@ Deno.test("every public method and property of an exported class has an @example
   assert.deepEqual(missing, []);
 });
 
+/** Every `.ts` file under `dir` but tests and test data, as URLs. */
+async function sourcesUnder(dir: URL): Promise<URL[]> {
+  const files: URL[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory && entry.name !== "testdata") {
+      files.push(...await sourcesUnder(new URL(`${entry.name}/`, dir)));
+    } else if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
+      files.push(new URL(entry.name, dir));
+    }
+  }
+  return files;
+}
+
 /** The source files of every published workspace member, as URLs (tests and test data aside). */
 async function packageSources(): Promise<URL[]> {
   const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
   const files: URL[] = [];
-  const walk = async (dir: URL) => {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.isDirectory && entry.name !== "testdata") {
-        await walk(new URL(`${entry.name}/`, dir));
-      } else if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
-        files.push(new URL(entry.name, dir));
-      }
-    }
-  };
   for (const member of root.workspace as string[]) {
     const dir = new URL(`${member.replace(/^\.\//, "")}/`, ROOT);
     const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", dir)));
-    if (config.exports !== undefined) await walk(dir);
+    if (config.exports !== undefined) files.push(...await sourcesUnder(dir));
   }
   return files;
+}
+
+/** Every Markdown file of the repository (dependencies and generated data aside), as URLs. */
+async function markdownFiles(dir: URL = ROOT): Promise<URL[]> {
+  const skipped = new Set([".git", "node_modules", ".data", "results"]);
+  const files: URL[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory && !skipped.has(entry.name)) {
+      files.push(...await markdownFiles(new URL(`${entry.name}/`, dir)));
+    } else if (entry.isFile && entry.name.endsWith(".md")) {
+      files.push(new URL(entry.name, dir));
+    }
+  }
+  return files;
+}
+
+/**
+ * The lines of `file`'s code examples that print (`console.log(x); //
+ * expected`, which `deno test --doc` never compares): in JSDoc blocks of a
+ * `.ts` file, in fenced TypeScript or JavaScript blocks of a Markdown file.
+ */
+async function printingLines(file: URL): Promise<{ examples: number; printing: string[] }> {
+  const markdown = file.pathname.endsWith(".md");
+  const printing: string[] = [];
+  let examples = 0;
+  let inFence = false;
+  let inCode = false;
+  const lines = (await Deno.readTextFile(file)).split("\n");
+  for (const [index, line] of lines.entries()) {
+    const text = markdown ? line : /^\s*\*\s?(.*)$/.exec(line)?.[1];
+    if (text === undefined) continue;
+    const fence = /^\s*```\s*(\w*)/.exec(text);
+    if (fence) {
+      inFence = !inFence;
+      // A Markdown block is scanned only when it is TypeScript or JavaScript.
+      inCode = inFence && (!markdown || /^(ts|typescript|js|javascript|tsx|jsx)$/.test(fence[1]));
+      if (inCode) examples++;
+      continue;
+    }
+    const code = text.split(" // ")[0];
+    if (inCode && /\bconsole\.log\(/.test(code)) {
+      printing.push(`${file.href.replace(ROOT.href, "")}:${index + 1}: ${text.trim()}`);
+    }
+  }
+  return { examples, printing };
 }
 
 Deno.test("doc examples assert what they show instead of printing it", async () => {
   const printing: string[] = [];
   let examples = 0;
-  for (const file of await packageSources()) {
-    let inCode = false;
-    const lines = (await Deno.readTextFile(file)).split("\n");
-    for (const [index, line] of lines.entries()) {
-      const doc = /^\s*\*\s?(.*)$/.exec(line)?.[1];
-      if (doc === undefined) continue;
-      if (doc.trimStart().startsWith("```")) {
-        inCode = !inCode;
-        if (inCode) examples++;
-        continue;
-      }
-      // `console.log(x); // expected` is never compared by `deno test --doc`.
-      const code = doc.split(" // ")[0];
-      if (inCode && /\bconsole\.log\(/.test(code)) {
-        printing.push(`${file.href.replace(ROOT.href, "")}:${index + 1}: ${doc.trim()}`);
-      }
-    }
+  const examplesDir = new URL("examples/", ROOT);
+  const files = [
+    ...await packageSources(),
+    ...await sourcesUnder(examplesDir),
+    ...await markdownFiles(),
+  ];
+  for (const file of files) {
+    const found = await printingLines(file);
+    examples += found.examples;
+    printing.push(...found.printing);
   }
-  assert.ok(examples > 300, `only ${examples} examples found: did the comment format change?`);
+  assert.ok(examples > 450, `only ${examples} examples found: did the comment format change?`);
   assert.deepEqual(printing, []);
 });

@@ -150,3 +150,31 @@ for (const version of ["2025-11-25", "2026-07-28"]) {
     }
   });
 }
+
+const context = defineServer({
+  name: "context",
+  version: "1.0.0",
+  tools: [{
+    name: "whoami",
+    handler: (_args, frame) => `${frame.context.transport} ${frame.context.assigns.role}`,
+  }],
+});
+
+for (const version of ["2025-11-25", "2026-07-28"]) {
+  Deno.test(`test client (${version}): transport and request assigns reach the frame`, async () => {
+    const plain = await connect(context, { registry: createDefaultRegistry(), version });
+    const owner = await connect(context, {
+      registry: createDefaultRegistry(),
+      version,
+      transport: "http",
+      assigns: { role: "owner" },
+    });
+    try {
+      assert.equal((await plain.callTool("whoami")).content[0].text, "test undefined");
+      assert.equal((await owner.callTool("whoami")).content[0].text, "http owner");
+    } finally {
+      plain.close();
+      owner.close();
+    }
+  });
+}

@@ -18,8 +18,9 @@ type Obj = Record<string, unknown>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SERVER_INFO } from "./dialect_samples.ts";
- * console.log(SERVER_INFO.name); // wire
+ * assert.equal(SERVER_INFO.name, "wire");
  * ```
  */
 export const SERVER_INFO: Implementation = {
@@ -36,8 +37,9 @@ export const SERVER_INFO: Implementation = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ALL_CAPABILITIES } from "./dialect_samples.ts";
- * console.log("tasks" in ALL_CAPABILITIES); // true
+ * assert.ok("tasks" in ALL_CAPABILITIES);
  * ```
  */
 export const ALL_CAPABILITIES: ServerCapabilities = {
@@ -112,8 +114,9 @@ const listing = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sampleResults } from "./dialect_samples.ts";
- * console.log(sampleResults({})["tools/call"].length); // 3
+ * assert.equal(sampleResults({})["tools/call"].length, 3);
  * ```
  */
 export function sampleResults(capabilities: ServerCapabilities): Record<string, Obj[]> {
@@ -213,8 +216,9 @@ export function sampleResults(capabilities: ServerCapabilities): Record<string, 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SAMPLE_NOTIFICATIONS } from "./dialect_samples.ts";
- * console.log(SAMPLE_NOTIFICATIONS["notifications/progress"].progress); // 1
+ * assert.equal(SAMPLE_NOTIFICATIONS["notifications/progress"].progress, 1);
  * ```
  */
 export const SAMPLE_NOTIFICATIONS: Readonly<Record<string, Obj>> = {
@@ -243,8 +247,9 @@ export const SAMPLE_NOTIFICATIONS: Readonly<Record<string, Obj>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SAMPLE_SERVER_REQUESTS } from "./dialect_samples.ts";
- * console.log(SAMPLE_SERVER_REQUESTS["sampling/createMessage"].maxTokens); // 100
+ * assert.equal(SAMPLE_SERVER_REQUESTS["sampling/createMessage"].maxTokens, 100);
  * ```
  */
 export const SAMPLE_SERVER_REQUESTS: Readonly<Record<string, Obj>> = {
@@ -281,8 +286,9 @@ export const SAMPLE_SERVER_REQUESTS: Readonly<Record<string, Obj>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SAMPLE_URL_ELICITATION } from "./dialect_samples.ts";
- * console.log(SAMPLE_URL_ELICITATION.mode); // url
+ * assert.equal(SAMPLE_URL_ELICITATION.mode, "url");
  * ```
  */
 export const SAMPLE_URL_ELICITATION: Obj = {
@@ -297,8 +303,9 @@ export const SAMPLE_URL_ELICITATION: Obj = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SAMPLE_CLIENT_RESULTS } from "./dialect_samples.ts";
- * console.log(SAMPLE_CLIENT_RESULTS["elicitation/create"].action); // accept
+ * assert.equal(SAMPLE_CLIENT_RESULTS["elicitation/create"].action, "accept");
  * ```
  */
 export const SAMPLE_CLIENT_RESULTS: Readonly<Record<string, Obj>> = {
@@ -317,8 +324,9 @@ export const SAMPLE_CLIENT_RESULTS: Readonly<Record<string, Obj>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SAMPLE_TOOL_USE_RESULT } from "./dialect_samples.ts";
- * console.log(SAMPLE_TOOL_USE_RESULT.stopReason); // toolUse
+ * assert.equal(SAMPLE_TOOL_USE_RESULT.stopReason, "toolUse");
  * ```
  */
 export const SAMPLE_TOOL_USE_RESULT: Obj = {

@@ -1,7 +1,10 @@
 /**
  * A server whose tools are written with zod 4, valibot 1, arktype 2 and a
  * JSON Schema literal, handlers unannotated: what the schema-library tests
- * serve over stdio and HTTP.
+ * serve over stdio and HTTP. Two more: `json_default`, whose JSON Schema
+ * names a `default` (listed as written; the server validates JSON Schema and
+ * does not fill defaults in, so the handler sees the argument absent), and
+ * `measure`, whose output violates its `outputSchema` when asked to.
  *
  * @module
  */
@@ -38,6 +41,29 @@ export default defineServer({
         required: ["city"],
       },
       handler: ({ city, days }) => `${city.toUpperCase()} for ${days ?? 5} days`,
+    },
+    {
+      name: "json_default",
+      inputSchema: {
+        type: "object",
+        properties: { city: { type: "string" }, days: { type: "integer", default: 6 } },
+        required: ["city"],
+      },
+      handler: ({ city, days }) => `${city.toUpperCase()} for ${days ?? "unsaid"} days`,
+    },
+    {
+      name: "measure",
+      inputSchema: z.object({ broken: z.boolean().default(false) }),
+      outputSchema: {
+        type: "object",
+        properties: { celsius: { type: "number" } },
+        required: ["celsius"],
+      },
+      handler: ({ broken }) => ({
+        content: [{ type: "text", text: "measured" }],
+        // A server bug the types refuse, forced through: a string where a number is declared.
+        structuredContent: broken ? { celsius: "warm" } as never : { celsius: 21 },
+      }),
     },
   ],
 });

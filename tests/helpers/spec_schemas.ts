@@ -200,9 +200,10 @@ let loaded: Promise<Map<string, SpecSchema>> | undefined;
  *
  * @example
  * ```ts ignore
+ * import assert from "node:assert/strict";
  * import { specSchemas } from "./spec_schemas.ts";
  * const spec = (await specSchemas()).get("2025-11-25")!;
- * console.log(spec.check({ jsonrpc: "2.0", id: 1, result: {} }, "ping")); // []
+ * assert.deepEqual(spec.check({ jsonrpc: "2.0", id: 1, result: {} }, "ping"), []);
  * ```
  */
 export function specSchemas(): Promise<Map<string, SpecSchema>> {

@@ -58,11 +58,17 @@ Deno.test("own project: cli init writes a project that tests and serves outside 
         "@anubis/core": "jsr:@anubis/core@^0.1.0",
         "@anubis/dialects": "jsr:@anubis/dialects@^0.1.0",
       });
+      // The test calls the server in process with the test client; the handler is unannotated.
+      const test = await Deno.readTextFile(`${dir}/server_test.ts`);
+      assert.match(test, /import \{ connect \} from "@anubis\/core\/testing";/);
+      assert.match(await Deno.readTextFile(`${dir}/server.ts`), /handler: \(\{ name \}\) =>/);
       // Point the imports at this checkout, as JSR would serve its packages.
       config.imports = {
         ...Object.fromEntries(
           PACKAGES.map(([name, entry]) => [`@anubis/${name}`, `${REPO}${name}/${entry}`]),
         ),
+        // JSR serves the export "./testing" of @anubis/core as @anubis/core/testing.
+        "@anubis/core/testing": `${REPO}core/testing.ts`,
         ajv: "npm:ajv@8.17.1",
       };
       await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify(config, null, 2));

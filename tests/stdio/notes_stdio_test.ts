@@ -28,8 +28,16 @@ Deno.test("notes over stdio with the SDK v1 client", async () => {
     assert.deepEqual(tools.map((t: { name: string }) => t.name), [
       "add_note",
       "search_notes",
+      "recent_notes",
       "delete_note",
     ]);
+    // recent_notes' zod schema, listed as JSON Schema with its defaults.
+    const recent = tools.find((t: { name: string }) => t.name === "recent_notes")!;
+    assert.deepEqual(recent.inputSchema.properties?.order, {
+      type: "string",
+      enum: ["newest", "oldest"],
+      default: "newest",
+    });
     await client.subscribeResource({ uri: "notes://index" });
     const added = await client.callTool({
       name: "add_note",
@@ -49,6 +57,8 @@ Deno.test("notes over stdio with the SDK v1 client", async () => {
       argument: { name: "id", value: "" },
     });
     assert.deepEqual(completed.completion.values, ["1"]);
+    const listed = await client.callTool({ name: "recent_notes", arguments: {} });
+    assert.deepEqual(listed.content, [{ type: "text", text: "notes://1 Plan" }]);
     const prompt = await client.getPrompt({ name: "summarize_notes" });
     assert.equal(prompt.messages.length, 2);
     const deleted = await client.callTool({ name: "delete_note", arguments: { id: "1" } });

@@ -14,7 +14,7 @@ const server = defineServer({
       properties: { a: { type: "number" }, b: { type: "number" } },
       required: ["a", "b"],
     },
-    handler: ({ a, b }: { a: number; b: number }) => `${a + b} (on Node ${process.version})`,
+    handler: ({ a, b }) => `${a + b} (on Node ${process.version})`,
   }],
 });
 
