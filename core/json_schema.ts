@@ -249,3 +249,48 @@ export function toJsonSchema(schema: JsonSchema | StandardSchemaV1): JsonSchema 
   }
   return converter.input({ target: "draft-2020-12" });
 }
+
+type Filler = (value: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * What fills the `default`s of a JSON Schema's object properties into a
+ * validated value: each property missing from an object gets its schema's
+ * `default` (a copy), in nested objects too; the value is copied only where
+ * something was filled. `undefined` when the schema declares no default, so
+ * tools without defaults pay nothing.
+ *
+ * @param schema A tool's input JSON Schema.
+ * @returns The filler, or `undefined`.
+ */
+export function defaultsFiller(schema: JsonSchema): Filler | undefined {
+  const properties = schema.properties;
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) {
+    return undefined;
+  }
+  const defaults: [string, unknown][] = [];
+  const nested: [string, Filler][] = [];
+  for (const [key, property] of Object.entries(properties as Record<string, JsonSchema>)) {
+    if (typeof property !== "object" || property === null) continue;
+    if ("default" in property) defaults.push([key, property.default]);
+    const inner = defaultsFiller(property);
+    if (inner) nested.push([key, inner]);
+  }
+  if (defaults.length === 0 && nested.length === 0) return undefined;
+  return (value) => {
+    let filled = value;
+    for (const [key, fallback] of defaults) {
+      if (filled[key] !== undefined) continue;
+      if (filled === value) filled = { ...value };
+      filled[key] = structuredClone(fallback);
+    }
+    for (const [key, inner] of nested) {
+      const child = filled[key];
+      if (typeof child !== "object" || child === null || Array.isArray(child)) continue;
+      const done = inner(child as Record<string, unknown>);
+      if (done === child) continue;
+      if (filled === value) filled = { ...value };
+      filled[key] = done;
+    }
+    return filled;
+  };
+}

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import * as s from "./schema.ts";
+import { defaultsFiller } from "./json_schema.ts";
 
 Deno.test("object schemas require fields, keep unknown keys and report paths", () => {
   const schema = s.object({ name: s.string(), args: s.optional(s.record(s.unknown())) });
@@ -69,4 +70,35 @@ Deno.test("nested issues carry their full path from the root", () => {
   const issues: s.Issue[] = [];
   schema.check({ a: [{}], r: {} }, ["params"], issues);
   assert.deepEqual(issues, [{ path: ["params", "a", 0, "b"], message: "is required" }]);
+});
+
+Deno.test("defaultsFiller: a JSON Schema's defaults fill missing properties, nested too, copying only what it fills", () => {
+  const fill = defaultsFiller({
+    type: "object",
+    properties: {
+      days: { type: "integer", default: 6 },
+      unit: { enum: ["C", "F"], default: "C" },
+      where: {
+        type: "object",
+        properties: { country: { type: "string", default: "PE" }, city: { type: "string" } },
+      },
+      tags: { type: "array", default: [] },
+    },
+  })!;
+  const given = { days: 2, where: { city: "Lima" } };
+  const filled = fill(given);
+  assert.deepEqual(filled, {
+    days: 2,
+    unit: "C",
+    where: { city: "Lima", country: "PE" },
+    tags: [],
+  });
+  assert.deepEqual(given, { days: 2, where: { city: "Lima" } }, "the arguments are not mutated");
+  const done = { days: 1, unit: "F", tags: ["x"] };
+  assert.equal(fill(done), done, "nothing to fill: the same object");
+  assert.notEqual(fill({}).tags, fill({}).tags, "each call gets its own copy of a default");
+  assert.equal(
+    defaultsFiller({ type: "object", properties: { a: { type: "string" } } }),
+    undefined,
+  );
 });

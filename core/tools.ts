@@ -10,6 +10,7 @@ import type { Frame } from "./frame.ts";
 import { andThen } from "./awaitable.ts";
 import {
   compileValidator,
+  defaultsFiller,
   isStandardSchema,
   type JsonSchema,
   toJsonSchema,
@@ -59,11 +60,30 @@ function compile(tool: ToolDefinition<never>): CompiledTool {
     wire: input instanceof Promise || output instanceof Promise
       ? Promise.all([input, output]).then(([i, o]) => finish(i, o))
       : finish(input, output),
-    validateInput: tool.inputSchema ? compileValidator(tool.inputSchema) : acceptObject,
+    validateInput: tool.inputSchema ? inputValidator(tool.inputSchema) : acceptObject,
     validateOutput: tool.outputSchema ? compileValidator(tool.outputSchema) : undefined,
   };
   compiled.set(tool, entry);
   return entry;
+}
+
+/**
+ * A tool's argument validator: its schema's, and for a JSON Schema that
+ * declares `default`s, the defaults filled into valid arguments (a Standard
+ * Schema applies its own).
+ */
+function inputValidator(schema: JsonSchema | StandardSchemaV1): Validator {
+  const validate = compileValidator(schema);
+  const fill = isStandardSchema(schema) ? undefined : defaultsFiller(schema);
+  if (!fill) return validate;
+  const filled = (checked: Validation): Validation =>
+    checked.ok && typeof checked.value === "object" && checked.value !== null
+      ? { ok: true, value: fill(checked.value as Record<string, unknown>) }
+      : checked;
+  return (value) => {
+    const checked = validate(value);
+    return checked instanceof Promise ? checked.then(filled) : filled(checked);
+  };
 }
 
 type ValibotConverter = (schema: unknown, config: { target: string }) => JsonSchema;

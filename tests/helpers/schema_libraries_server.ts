@@ -2,8 +2,8 @@
  * A server whose tools are written with zod 4, valibot 1, arktype 2 and a
  * JSON Schema literal, handlers unannotated: what the schema-library tests
  * serve over stdio and HTTP. Two more: `json_default`, whose JSON Schema
- * names a `default` (listed as written; the server validates JSON Schema and
- * does not fill defaults in, so the handler sees the argument absent), and
+ * names a `default` (listed as written, and filled in by the server when the
+ * client leaves the argument out, so the handler's `days` is a number), and
  * `measure`, whose output violates its `outputSchema` when asked to.
  *
  * @module
@@ -49,7 +49,8 @@ export default defineServer({
         properties: { city: { type: "string" }, days: { type: "integer", default: 6 } },
         required: ["city"],
       },
-      handler: ({ city, days }) => `${city.toUpperCase()} for ${days ?? "unsaid"} days`,
+      // `days` is a number: the server fills in the default when the client leaves it out.
+      handler: ({ city, days }) => `${city.toUpperCase()} for ${days.toFixed(0)} days`,
     },
     {
       name: "measure",

@@ -3,7 +3,7 @@
  * --http`) against tools written with zod, valibot, arktype and JSON Schema:
  * it reads their listed JSON Schemas, gets the defaults applied, and `isError`
  * results for invalid arguments. A JSON Schema `default` is listed as written
- * and not filled in by the server; an output that violates `outputSchema` is
+ * and filled in by the server when the argument is left out; an output that violates `outputSchema` is
  * answered -32603 (the spec: a server must return conforming structured
  * content), and the server keeps serving (2025-11-25).
  */
@@ -47,11 +47,11 @@ async function checkSchemaLibraries(client: Client) {
     assert.match(text, new RegExp(`^Invalid arguments for tool ${name}: `));
   }
 
-  // JSON Schema's `default` is an annotation: listed for the client, not applied by the server.
+  // JSON Schema's `default`: listed for the client, and filled in by the server when left out.
   const withDefault = tools.find((t) => t.name === "json_default")!;
   assert.deepEqual(withDefault.inputSchema.properties?.days, { type: "integer", default: 6 });
   const unsaid = await client.callTool({ name: "json_default", arguments: { city: "lima" } });
-  assert.deepEqual(unsaid.content, [{ type: "text", text: "LIMA for unsaid days" }]);
+  assert.deepEqual(unsaid.content, [{ type: "text", text: "LIMA for 6 days" }]);
   const said = await client.callTool({
     name: "json_default",
     arguments: { city: "lima", days: 1 },
