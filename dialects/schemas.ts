@@ -58,6 +58,7 @@ export const PARAMS: Record<string, s.Shape> = {
   "tasks/get": { taskId: s.string() },
   "tasks/result": { taskId: s.string() },
   "tasks/cancel": { taskId: s.string() },
+  "tasks/update": { taskId: s.string(), inputResponses: anyObject },
   "subscriptions/listen": {
     notifications: s.object({
       toolsListChanged: s.optional(s.boolean()),
