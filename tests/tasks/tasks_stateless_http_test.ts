@@ -49,6 +49,19 @@ Deno.test("http 2026-07-28: a task-required tool without the tasks extension is 
   }
 });
 
+/** Runs a body against a fresh tasks server over HTTP, closed afterwards. */
+async function serving(
+  options: Parameters<typeof start>[0],
+  body: (url: string) => Promise<void>,
+): Promise<void> {
+  const server = start(options, tasksServer);
+  try {
+    await body(server.url);
+  } finally {
+    await server.close();
+  }
+}
+
 /** A caller of the tasks extension over HTTP: every request declares it (and elicitation). */
 function tasksClient(url: string, token?: string) {
   let id = 100;
@@ -92,10 +105,9 @@ const auth = {
   authorizationServers: ["https://issuer.test"],
 };
 
-Deno.test("http 2026-07-28: a task is created, asks for input, resumes on tasks/update and completes", async () => {
-  const server = start({ auth }, tasksServer);
-  try {
-    const alice = tasksClient(server.url, "alice");
+Deno.test("http 2026-07-28: a task is created, asks for input, resumes on tasks/update and completes", () =>
+  serving({ auth }, async (url) => {
+    const alice = tasksClient(url, "alice");
     const created = (await alice("tools/call", {
       name: "confirm_delete",
       arguments: { filename: "notes.txt" },
@@ -138,15 +150,11 @@ Deno.test("http 2026-07-28: a task is created, asks for input, resumes on tasks/
     });
     assert.equal((again.result as Obj).resultType, "complete");
     assert.equal(((await alice("tasks/get", { taskId })).result as Obj).status, "completed");
-  } finally {
-    await server.close();
-  }
-});
+  }));
 
-Deno.test("http 2026-07-28: two inputs at once are answered one by one (partial tasks/update)", async () => {
-  const server = start({}, tasksServer);
-  try {
-    const call = tasksClient(server.url);
+Deno.test("http 2026-07-28: two inputs at once are answered one by one (partial tasks/update)", () =>
+  serving({}, async (url) => {
+    const call = tasksClient(url);
     const { taskId } = (await call("tools/call", { name: "multi_input", arguments: {} }))
       .result as { taskId: string };
     let task = await until(call, taskId, ["input_required"]);
@@ -167,15 +175,11 @@ Deno.test("http 2026-07-28: two inputs at once are answered one by one (partial 
     assert.deepEqual((done.result as Obj).content, [
       { type: "text", text: "first=decline, second=accept" },
     ]);
-  } finally {
-    await server.close();
-  }
-});
+  }));
 
-Deno.test("http 2026-07-28: tasks/cancel is idempotent; tool and protocol errors end completed and failed", async () => {
-  const server = start({}, tasksServer);
-  try {
-    const call = tasksClient(server.url);
+Deno.test("http 2026-07-28: tasks/cancel is idempotent; tool and protocol errors end completed and failed", () =>
+  serving({}, async (url) => {
+    const call = tasksClient(url);
     const { taskId } = (await call("tools/call", {
       name: "slow_compute",
       arguments: { seconds: 60 },
@@ -204,16 +208,12 @@ Deno.test("http 2026-07-28: tasks/cancel is idempotent; tool and protocol errors
         : { taskId: "nope" };
       assert.equal(((await call(method, params)).error as Obj).code, -32602, method);
     }
-  } finally {
-    await server.close();
-  }
-});
+  }));
 
-Deno.test("http 2026-07-28: another principal sees an unknown task; an undeclared request gets -32021", async () => {
-  const server = start({ auth }, tasksServer);
-  try {
-    const alice = tasksClient(server.url, "alice");
-    const bob = tasksClient(server.url, "bob");
+Deno.test("http 2026-07-28: another principal sees an unknown task; an undeclared request gets -32021", () =>
+  serving({ auth }, async (url) => {
+    const alice = tasksClient(url, "alice");
+    const bob = tasksClient(url, "bob");
     const { taskId } = (await alice("tools/call", {
       name: "slow_compute",
       arguments: { seconds: 60 },
@@ -227,7 +227,7 @@ Deno.test("http 2026-07-28: another principal sees an unknown task; an undeclare
     assert.equal(((await alice("tasks/get", { taskId })).result as Obj).status, "working");
     // Without the extension declared: -32021 (HTTP 400) naming it.
     const undeclared = await post(
-      server.url,
+      url,
       request2026(7, "tasks/get", { taskId }),
       { ...headers2026("tasks/get", taskId), authorization: "Bearer alice" },
     );
@@ -238,7 +238,4 @@ Deno.test("http 2026-07-28: another principal sees an unknown task; an undeclare
       requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
     });
     await alice("tasks/cancel", { taskId });
-  } finally {
-    await server.close();
-  }
-});
+  }));
