@@ -148,7 +148,10 @@ export class Engine {
     );
     if (server.capabilities.tasks) {
       this.#tasks = new TaskRuntime(this, options.taskStore ?? new MemoryTaskStore());
-      this.#taskExtension = new TaskExtension(this.#tasks);
+      this.#taskExtension = new TaskExtension(
+        this.#tasks,
+        (taskId, task) => this.#hub.deliverTask(taskId, task),
+      );
     }
   }
 
@@ -857,12 +860,18 @@ export class Engine {
     await this.server.definition.init?.(clientInfo, frame);
     // Served here, not by the routing, but admitted the same way.
     const { notifications } = admit(this, request, dialect, dialect.requestMetaSchema);
+    const filter = notifications as SubscriptionFilter;
+    // Task notifications only for the caller's own tasks, of a server that has tasks.
+    const taskIds = filter.taskIds?.length && this.#taskExtension
+      ? await this.#taskExtension.listenable(request, frame.context.authInfo, filter.taskIds)
+      : undefined;
     const graceful = await this.#hub.listen(
       request.id,
-      notifications as SubscriptionFilter,
+      filter,
       emit,
       cancellation.signal,
       this.#closing.signal,
+      taskIds,
     );
     return graceful ? { _meta: { [MetaKey.subscriptionId]: request.id } } : undefined;
   }

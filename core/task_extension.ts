@@ -62,8 +62,8 @@ function missingExtension(what: string): McpError {
  * Whose a stateless request's tasks are: its principal's when it is
  * authenticated; else anyone's who holds the (unguessable) task id.
  */
-function ownerOf(exchange: Exchange): string {
-  const principal = principalOf(exchange.authInfo);
+function ownerOf(authInfo: unknown): string {
+  const principal = principalOf(authInfo);
   return principal === undefined ? "anonymous" : `principal:${principal}`;
 }
 
@@ -90,14 +90,49 @@ function wireTask(record: TaskRecord, detail?: (result: JsonObject) => Result): 
   return task;
 }
 
+/** Sends a task's new state to the listen streams that asked for it. */
+export type TaskDelivery = (taskId: string, task: Result) => void;
+
 /** The tasks extension of one engine. */
 export class TaskExtension {
   readonly #runtime: TaskRuntime;
+  readonly #deliver: TaskDelivery;
   // The input waits of the tasks this instance runs, by task id.
   readonly #inputs = new Map<string, TaskInputs>();
 
-  constructor(runtime: TaskRuntime) {
+  constructor(runtime: TaskRuntime, deliver: TaskDelivery) {
     this.#runtime = runtime;
+    this.#deliver = deliver;
+  }
+
+  /**
+   * The tasks a `subscriptions/listen` request may hear of: those of its
+   * `taskIds` that are the caller's (`-32021` when the request did not
+   * declare the extension).
+   */
+  async listenable(
+    request: JsonRpcRequest,
+    authInfo: unknown,
+    taskIds: string[],
+  ): Promise<string[]> {
+    if (!declaresTasks(request)) throw missingExtension("Task notifications");
+    const owner = ownerOf(authInfo);
+    const records = await Promise.all(
+      taskIds.map((id) => this.#runtime.store.get(id).catch(() => undefined)),
+    );
+    return taskIds.filter((_, i) => records[i]?.owner === owner);
+  }
+
+  /** Tells the listen streams of a task's new state (`notifications/tasks`). */
+  changed(record: TaskRecord | undefined, dialect: Dialect): void {
+    if (!record) return;
+    this.#deliver(record.id, wireTask(record, this.#inlined(dialect)));
+  }
+
+  /** How a completed task's result is inlined: as the call would have answered it. */
+  #inlined(dialect: Dialect): (result: JsonObject) => Result {
+    const server = this.#runtime.target.server;
+    return (result) => dialect.encodeResult("tools/call", result, encodeContext(server));
   }
 
   /**
@@ -142,8 +177,12 @@ export class TaskExtension {
   }
 
   /** The input waits of a task this instance starts running. */
-  inputsOf(id: string): TaskInputs {
-    const inputs = new TaskInputs(this.#runtime.store, id);
+  inputsOf(id: string, dialect: Dialect): TaskInputs {
+    const inputs = new TaskInputs(
+      this.#runtime.store,
+      id,
+      (record) => this.changed(record, dialect),
+    );
     this.#inputs.set(id, inputs);
     return inputs;
   }
@@ -158,14 +197,11 @@ export class TaskExtension {
     const server = runtime.target.server;
     const params = admit(runtime.target, request, dialect, dialect.requestMetaSchema);
     const taskId = params.taskId as string;
-    const record = await runtime.owned(taskId, ownerOf(exchange));
+    const record = await runtime.owned(taskId, ownerOf(exchange.authInfo));
     let result: Result = {};
     switch (request.method) {
       case "tasks/get":
-        result = wireTask(
-          record,
-          (outcome) => dialect.encodeResult("tools/call", outcome, encodeContext(server)),
-        );
+        result = wireTask(record, this.#inlined(dialect));
         break;
       case "tasks/update":
         await this.#answer(record, params.inputResponses as Result, dialect);
@@ -173,8 +209,9 @@ export class TaskExtension {
       case "tasks/cancel":
         // Idempotent: a task already ended keeps its outcome, and the ack is the same.
         if (!isTerminal(record.status)) {
-          await runtime.store.finish(taskId, { status: "cancelled" });
+          const ended = await runtime.store.finish(taskId, { status: "cancelled" });
           runtime.cancel(taskId);
+          if (ended?.status === "cancelled") this.changed(ended, dialect);
         }
         break;
     }
@@ -206,12 +243,13 @@ export class TaskExtension {
       Object.entries(outstanding).filter(([key]) => !keys.includes(key)),
     ) as JsonObject;
     const waiting = Object.keys(remaining).length > 0;
-    await this.#runtime.store.update(record.id, {
+    const updated = await this.#runtime.store.update(record.id, {
       inputResponses: answers,
       inputRequests: waiting ? remaining : null,
       status: waiting ? "input_required" : "working",
     });
     this.#inputs.get(record.id)?.wake();
+    this.changed(updated, dialect);
   }
 }
 
@@ -273,11 +311,11 @@ export class TaskStarter {
     const extension = this.#extension;
     const runtime = extension.runtime;
     const exchange = this.#exchange;
-    const record = runtime.record(ownerOf(exchange));
+    const record = runtime.record(ownerOf(exchange.authInfo));
     await runtime.create(record);
     const id = record.id;
     const cancellation = new Cancellation();
-    const inputs = extension.inputsOf(id);
+    const inputs = extension.inputsOf(id, this.#dialect);
     const frame = statelessFrame(
       runtime.target.server,
       this.#dialect,
@@ -299,6 +337,7 @@ export class TaskStarter {
       cancellation,
       () => this.#outcome.promise.finally(() => extension.forget(id)),
       "completed",
+      (ended) => extension.changed(ended, this.#dialect),
     );
     this.#created.resolve({ resultType: "task", ...wireTask(record) });
     return await work(frame);
@@ -323,14 +362,16 @@ class TaskInputs {
     string,
     { request: Result; resolve(answer: unknown): void; reject(error: unknown): void }
   >();
+  readonly #changed: (record: TaskRecord | undefined) => void;
   #count = 0;
   #writes: Promise<unknown> = Promise.resolve();
   #wake: (() => void) | undefined;
   #polling = false;
 
-  constructor(store: TaskStore, id: string) {
+  constructor(store: TaskStore, id: string, changed: (record: TaskRecord | undefined) => void) {
     this.#store = store;
     this.#id = id;
+    this.#changed = changed;
   }
 
   /** Asks the client through the task; resolves with its answer. */
@@ -338,11 +379,19 @@ class TaskInputs {
     const key = `${KEY_PREFIX[method] ?? "input"}_${++this.#count}`;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      signal.addEventListener("abort", () => {
+      const abort = () => {
         this.#pending.delete(key);
         reject(signal.reason);
-      }, { once: true });
-      this.#pending.set(key, { request: { method, params }, resolve, reject });
+      };
+      signal.addEventListener("abort", abort, { once: true });
+      this.#pending.set(key, {
+        request: { method, params },
+        resolve: (answer) => {
+          signal.removeEventListener("abort", abort);
+          resolve(answer);
+        },
+        reject,
+      });
       this.#write({ status: "input_required", inputRequests: this.#requests(), inputKeys: [key] });
       this.#poll();
     });
@@ -361,8 +410,9 @@ class TaskInputs {
 
   /** The task's writes, in order. */
   #write(patch: TaskPatch): Promise<unknown> {
-    this.#writes = this.#writes.then(() => this.#store.update(this.#id, patch)).catch((error) =>
-      console.error(`anubis: task ${this.#id} not updated:`, error)
+    this.#writes = this.#writes.then(() => this.#store.update(this.#id, patch)).then(
+      this.#changed,
+      (error) => console.error(`anubis: task ${this.#id} not updated:`, error),
     );
     return this.#writes;
   }

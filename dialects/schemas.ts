@@ -65,6 +65,7 @@ export const PARAMS: Record<string, s.Shape> = {
       promptsListChanged: s.optional(s.boolean()),
       resourcesListChanged: s.optional(s.boolean()),
       resourceSubscriptions: s.optional(s.array(s.string())),
+      taskIds: s.optional(s.array(s.string())),
     }),
   },
 };

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { headers2026, post, request2026, start } from "../helpers/http_helpers.ts";
+import { headers2026, post, request2026, SseReader, start } from "../helpers/http_helpers.ts";
 import tasksServer from "../helpers/tasks_server.ts";
 
 type Obj = Record<string, unknown>;
@@ -238,4 +238,55 @@ Deno.test("http 2026-07-28: another principal sees an unknown task; an undeclare
       requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
     });
     await alice("tasks/cancel", { taskId });
+  }));
+
+Deno.test("http 2026-07-28: notifications/tasks reach a listen stream that asked for the caller's task", () =>
+  serving({ auth }, async (url) => {
+    const alice = tasksClient(url, "alice");
+    const { taskId } = (await alice("tools/call", {
+      name: "confirm_delete",
+      arguments: { filename: "a.txt" },
+    })).result as { taskId: string };
+    const waiting = await until(alice, taskId, ["input_required"]);
+    const [key] = Object.keys(waiting.inputRequests as Obj);
+    const extension = {
+      "io.modelcontextprotocol/clientCapabilities": {
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
+    };
+    const listen = (token: string, meta: Obj) =>
+      post(
+        url,
+        request2026("L1", "subscriptions/listen", { notifications: { taskIds: [taskId] } }, meta),
+        { ...headers2026("subscriptions/listen"), authorization: `Bearer ${token}` },
+      );
+    // Asking for task notifications without the extension: -32021.
+    const undeclared = await listen("alice", {});
+    assert.equal(undeclared.status, 400);
+    assert.equal(((await undeclared.json()) as { error: Obj }).error.code, -32021);
+    // Another principal's stream is not given the task.
+    const other = new SseReader(await listen("bob", extension));
+    const otherAck = await other.message();
+    assert.deepEqual((otherAck.params as Obj).notifications, {});
+    await other.cancel();
+    const stream = new SseReader(await listen("alice", extension));
+    const ack = await stream.message();
+    assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+    assert.deepEqual((ack.params as Obj).notifications, { taskIds: [taskId] });
+    await alice("tasks/update", {
+      taskId,
+      inputResponses: { [key]: { action: "accept", content: { confirm: true } } },
+    });
+    let note: Obj;
+    do {
+      note = await stream.message();
+      assert.equal(note.method, "notifications/tasks");
+      const params = note.params as Obj;
+      assert.equal(params.taskId, taskId);
+      assert.deepEqual(params._meta, { "io.modelcontextprotocol/subscriptionId": "L1" });
+    } while ((note.params as Obj).status !== "completed");
+    assert.deepEqual(((note.params as Obj).result as Obj).content, [
+      { type: "text", text: "Deleted a.txt" },
+    ]);
+    await stream.cancel();
   }));
