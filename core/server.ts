@@ -735,5 +735,8 @@ function deriveCapabilities(d: ServerDefinition): ServerCapabilities {
     // The stateless era's tasks extension (SEP-2663); legacy versions drop the key.
     derived.extensions = { "io.modelcontextprotocol/tasks": {} };
   }
-  return { ...derived, ...d.capabilities };
+  const declared = d.capabilities;
+  if (!derived.extensions || !declared?.extensions) return { ...derived, ...declared };
+  // Extensions the server declares join the derived ones.
+  return { ...derived, ...declared, extensions: { ...derived.extensions, ...declared.extensions } };
 }

@@ -163,11 +163,14 @@ export class TaskExtension {
 
   /**
    * What lets a `tools/call` become a task: for a request that declared the
-   * extension (the frame's `startTask` and the race of the request's answer
-   * with the task's creation); `undefined` otherwise.
+   * extension, of a task-capable tool (the frame's `startTask` and the race
+   * of the request's answer with the task's creation); `undefined` otherwise.
    */
   starter(request: JsonRpcRequest, exchange: Exchange, dialect: Dialect): TaskStarter | undefined {
     if (request.method !== "tools/call" || !declaresTasks(request)) return undefined;
+    // Only a tool that declares task support (a static one) may become a task.
+    const name = request.params?.name;
+    if (typeof name !== "string" || this.#runtime.support(name) === "forbidden") return undefined;
     return new TaskStarter(this, request, exchange, dialect);
   }
 
