@@ -171,7 +171,8 @@ export class InputCollector {
   }
 }
 
-const KEY_PREFIX: Record<string, string> = {
+/** The prefix of an input key the frame derives, by method (stateless rounds and tasks). */
+export const KEY_PREFIX: Readonly<Record<string, string>> = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots",
