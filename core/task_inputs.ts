@@ -101,7 +101,9 @@ export class TaskInputs {
           this.#wake = done;
         });
         await this.#writes;
-        const record = await this.#store.get(this.#id).catch(() => undefined);
+        // A store that failed to answer is asked again on the next round.
+        const record = await this.#store.get(this.#id).catch(() => null);
+        if (record === null) continue;
         if (!record || isTerminal(record.status)) {
           // Ended meanwhile (cancelled, expired): the handler's wait ends with it.
           const ended = new McpError(ErrorCode.INTERNAL_ERROR, "The task ended");
