@@ -23,6 +23,9 @@ import type { Era, Implementation, ServerCapabilities } from "./types.ts";
  * - `input_required`: server-to-client input is asked through multi
  *   round-trip `input_required` results instead of requests.
  * - `result_type`, `caching`, `discover`, `listen`: the 2026-07-28 additions.
+ * - `tasks_extension`: the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`):
+ *   `tasks/get`, `tasks/update` and `tasks/cancel` for requests that declare it,
+ *   and `resultType: "task"` results.
  *
  * @example
  * ```ts
@@ -48,7 +51,8 @@ export type Feature =
   | "result_type"
   | "caching"
   | "discover"
-  | "listen";
+  | "listen"
+  | "tasks_extension";
 
 /**
  * Transport rules that vary per version.

@@ -40,6 +40,7 @@ import type { SessionRecord } from "./session_store.ts";
 import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
 import type { TaskStore } from "./task_store.ts";
+import { TaskExtension, type TaskStarter } from "./task_extension.ts";
 import { TaskRuntime } from "./tasks.ts";
 import type { Era, Implementation } from "./types.ts";
 
@@ -120,8 +121,9 @@ export class Engine {
   // The newest stateless version's `_meta` schema, resolved on first use (`null`: none):
   // the envelope schema of a request whose claimed version is not a stateless one.
   #metaSchema: s.Schema | null | undefined;
-  // The tasks, when the server has task-capable tools.
+  // The tasks, when the server has task-capable tools (the legacy ones, and the extension's).
   readonly #tasks: TaskRuntime | undefined;
+  readonly #taskExtension: TaskExtension | undefined;
 
   /**
    * Creates an engine for a server.
@@ -146,6 +148,10 @@ export class Engine {
     );
     if (server.capabilities.tasks) {
       this.#tasks = new TaskRuntime(this, options.taskStore ?? new MemoryTaskStore());
+      this.#taskExtension = new TaskExtension(
+        this.#tasks,
+        (taskId, task) => this.#hub.deliverTask(taskId, task),
+      );
     }
   }
 
@@ -754,8 +760,13 @@ export class Engine {
         "stateless",
       );
     }
-    const refused = this.#tasks?.statelessRefusal(request);
-    if (refused) return errorReply(request, refused, "stateless");
+    let starter: TaskStarter | undefined;
+    const tasks = this.#taskExtension;
+    if (tasks && dialect.supportsFeature("tasks_extension")) {
+      const served = tasks.serve(request, exchange, dialect);
+      if (served) return served;
+      starter = tasks.starter(request, exchange, dialect);
+    }
     const params = request.params!;
     const { session } = exchange;
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
@@ -770,18 +781,16 @@ export class Engine {
       emit,
       cancellation,
       inputs,
+      starter?.hooks,
     );
     const retry = params.inputResponses !== undefined || params.requestState !== undefined;
     try {
+      const serve = () => this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+      // A call that may become a task is answered with the task once it is one.
+      const served = starter ? () => starter.settle(serve) : serve;
       const outcome = this.#middleware
-        ? this.#through(
-          request,
-          "stateless",
-          exchange,
-          frame,
-          () => this.#serveStateless(request, dialect, frame, emit, cancellation, inputs),
-        )
-        : this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+        ? this.#through(request, "stateless", exchange, frame, served)
+        : served();
       const result = isThenable(outcome) ? await outcome : outcome;
       if (result === undefined) return undefined;
       if (cancellation.aborted && result.resultType !== "input_required") return undefined;
@@ -851,12 +860,18 @@ export class Engine {
     await this.server.definition.init?.(clientInfo, frame);
     // Served here, not by the routing, but admitted the same way.
     const { notifications } = admit(this, request, dialect, dialect.requestMetaSchema);
+    const filter = notifications as SubscriptionFilter;
+    // Task notifications only for the caller's own tasks, of a server that has tasks.
+    const taskIds = filter.taskIds?.length && this.#taskExtension
+      ? await this.#taskExtension.listenable(request, frame.context.authInfo, filter.taskIds)
+      : undefined;
     const graceful = await this.#hub.listen(
       request.id,
-      notifications as SubscriptionFilter,
+      filter,
       emit,
       cancellation.signal,
       this.#closing.signal,
+      taskIds,
     );
     return graceful ? { _meta: { [MetaKey.subscriptionId]: request.id } } : undefined;
   }

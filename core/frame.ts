@@ -13,6 +13,7 @@ import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts
 import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import type { Notifier } from "./notifier.ts";
+import type { Awaitable } from "./server.ts";
 import * as s from "./schema.ts";
 import type {
   ClientCapabilities,
@@ -99,6 +100,12 @@ export interface FrameScope {
   inputs?: InputCollector;
   /** Closes this request's SSE connection for polling, when the transport can resume it. */
   closeStream?(): boolean;
+  /**
+   * Turns the rest of this call into a task (stateless era, a client that
+   * declared the tasks extension): the request is answered with the task and
+   * `work` runs in the background with the task's frame.
+   */
+  startTask?<T>(work: (frame: Frame) => Awaitable<T>): Promise<T>;
 }
 
 /**
@@ -164,7 +171,8 @@ export class InputCollector {
   }
 }
 
-const KEY_PREFIX: Record<string, string> = {
+/** The prefix of an input key the frame derives, by method (stateless rounds and tasks). */
+export const KEY_PREFIX: Readonly<Record<string, string>> = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots",
@@ -401,6 +409,68 @@ export class Frame {
    */
   closeStream(): boolean {
     return this.#scope.closeStream?.() ?? false;
+  }
+
+  /**
+   * Runs `work` as a task when this call can become one, else at once with
+   * this frame. A call can become a task in the stateless era (2026-07-28)
+   * when its client declared the tasks extension (`io.modelcontextprotocol/tasks`)
+   * and the tool is task-capable (`execution.taskSupport`): the request is
+   * answered with the task (`resultType: "task"`) and `work` continues in the
+   * background with the task's frame, whose `elicit()` and `sample()` move
+   * the task to `input_required` until the client answers with
+   * `tasks/update`. Only the first call of a request starts a task.
+   *
+   * The engine runs a task-capable tool's whole handler this way; a tool with
+   * `taskStart: "handler"` calls it itself, so the input it asks first goes
+   * through the request's own rounds (multi round-trip requests) and only the
+   * rest runs as a task.
+   *
+   * @param work The work, given the frame it runs with.
+   * @returns What `work` returns.
+   *
+   * @example
+   * ```ts
+   * import { defineServer, defineTool } from "@anubis/core";
+   * import { connect } from "@anubis/core/testing";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
+   * const book = defineTool({
+   *   name: "book",
+   *   execution: { taskSupport: "optional" },
+   *   taskStart: "handler",
+   *   handler: async (_args, frame) => {
+   *     const seat = await frame.elicit({
+   *       message: "Which seat?",
+   *       requestedSchema: { type: "object", properties: { seat: { type: "string" } } },
+   *     }, { key: "seat" });
+   *     // The booking itself may take long: a task, where the client takes one.
+   *     return await frame.runAsTask(() => `Booked seat ${seat.content?.seat}`);
+   *   },
+   * });
+   * const server = defineServer({ name: "s", version: "1.0.0", tools: [book] });
+   * // This client declares no tasks extension: the work runs in the request.
+   * const client = await connect(server, {
+   *   registry: createDefaultRegistry(),
+   *   elicit: () => ({ action: "accept", content: { seat: "12A" } }),
+   * });
+   * const result = await client.callTool("book");
+   * assert.deepEqual(result.content, [{ type: "text", text: "Booked seat 12A" }]);
+   * client.close();
+   * ```
+   */
+  runAsTask<T>(work: (frame: Frame) => Awaitable<T>): Promise<T> {
+    const start = this.#scope.startTask;
+    if (start) {
+      // One task per request: the task's own frame starts no other.
+      this.#scope.startTask = undefined;
+      return start(work);
+    }
+    try {
+      return Promise.resolve(work(this));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -130,6 +130,14 @@ export interface ToolDefinition<Args = Record<string, unknown>, Output = unknown
    */
   execution?: { taskSupport?: "forbidden" | "optional" | "required" };
   /**
+   * Where a task-capable call becomes a task in the stateless era, for a
+   * client that declared the tasks extension: before the handler runs
+   * (`"call"`, the default), or where the handler calls `frame.runAsTask()`
+   * (`"handler"`), so the input it asks first goes through the request's own
+   * rounds. A legacy task-augmented call is a task from the start either way.
+   */
+  taskStart?: "call" | "handler";
+  /**
    * Runs the tool. Return a result or a string (one text block); throw an
    * `McpError` for a protocol error, anything else becomes an `isError`
    * result. Without a handler, `handleToolCall` of the server is called.
@@ -737,6 +745,11 @@ function deriveCapabilities(d: ServerDefinition): ServerCapabilities {
   if (completes) derived.completions = {};
   if (d.tools?.some((t) => (t.execution?.taskSupport ?? "forbidden") !== "forbidden")) {
     derived.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+    // The stateless era's tasks extension (SEP-2663); legacy versions drop the key.
+    derived.extensions = { "io.modelcontextprotocol/tasks": {} };
   }
-  return { ...derived, ...d.capabilities };
+  const declared = d.capabilities;
+  if (!derived.extensions || !declared?.extensions) return { ...derived, ...declared };
+  // Extensions the server declares join the derived ones.
+  return { ...derived, ...declared, extensions: { ...derived.extensions, ...declared.extensions } };
 }

@@ -8,12 +8,18 @@
 import type { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
 import type { Exchange } from "./exchange.ts";
-import { Frame, type InputCollector } from "./frame.ts";
+import { Frame, type FrameScope, type InputCollector } from "./frame.ts";
 import { EngineFrameContext, RequestAssigns } from "./frame_context.ts";
 import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
 import { MetaKey } from "./meta.ts";
 import type { McpServer } from "./server.ts";
 import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
+
+/**
+ * What a frame of the tasks extension adds: the task's way to ask the client
+ * (a task's frame), or the start of a task (a request's frame).
+ */
+export type TaskHooks = Pick<FrameScope, "request" | "startTask">;
 
 /** The frame of one stateless request, whose `_meta` the engine validated. */
 export function statelessFrame(
@@ -24,6 +30,7 @@ export function statelessFrame(
   emit: (message: JsonRpcMessage) => Promise<void>,
   cancellation: Cancellation,
   inputs: InputCollector | undefined,
+  task?: TaskHooks,
 ): Frame {
   const meta = request.params!._meta as Record<string, unknown>;
   const context = new EngineFrameContext({
@@ -49,5 +56,7 @@ export function statelessFrame(
     logLevel: () => meta[MetaKey.logLevel] as LogLevel | undefined,
     canLog: server.capabilities.logging !== undefined,
     inputs,
+    request: task?.request,
+    startTask: task?.startTask,
   });
 }

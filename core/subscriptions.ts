@@ -37,12 +37,15 @@ export interface SubscriptionFilter {
   resourcesListChanged?: boolean;
   /** `notifications/resources/updated` for these URIs. */
   resourceSubscriptions?: string[];
+  /** `notifications/tasks` for these tasks (the tasks extension). */
+  taskIds?: string[];
 }
 
 interface Listener {
   id: RequestId;
   filter: SubscriptionFilter;
   uris: Set<string>;
+  tasks: Set<string>;
   emit(message: JsonRpcMessage): Promise<void>;
 }
 
@@ -90,7 +93,8 @@ export class SubscriptionHub {
 
   /**
    * Opens a listen stream: acknowledges it, then delivers matching changes
-   * until `signal` or `closing` aborts.
+   * until `signal` or `closing` aborts. `taskIds` are the tasks whose
+   * notifications it gets (the caller checked that they are its own).
    *
    * @returns `true` when the server closed the stream gracefully (the caller
    * answers the listen request), `false` when the client went away.
@@ -101,17 +105,25 @@ export class SubscriptionHub {
     emit: (message: JsonRpcMessage) => Promise<void>,
     signal: AbortSignal,
     closing: AbortSignal,
+    taskIds?: string[],
   ): Promise<boolean> {
     if (this.#listeners.size >= this.#maxListeners) {
       throw new McpError(ErrorCode.INTERNAL_ERROR, "Too many open subscriptions");
     }
     const filter = this.honoured(requested);
+    if (taskIds?.length) filter.taskIds = taskIds;
     await emit({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
       params: { _meta: { [MetaKey.subscriptionId]: id }, notifications: filter },
     });
-    const listener: Listener = { id, filter, uris: new Set(filter.resourceSubscriptions), emit };
+    const listener: Listener = {
+      id,
+      filter,
+      uris: new Set(filter.resourceSubscriptions),
+      tasks: new Set(taskIds),
+      emit,
+    };
     this.#listeners.add(listener);
     try {
       await new Promise<void>((resolve) => {
@@ -123,6 +135,18 @@ export class SubscriptionHub {
       this.#listeners.delete(listener);
     }
     return !signal.aborted;
+  }
+
+  /**
+   * Sends a task's new state (`notifications/tasks`, a `DetailedTask`) to the
+   * listen streams that asked for that task.
+   */
+  deliverTask(taskId: string, task: Record<string, unknown>): void {
+    for (const listener of this.#listeners) {
+      if (!listener.tasks.has(taskId)) continue;
+      const params = { ...task, _meta: { [MetaKey.subscriptionId]: listener.id } };
+      listener.emit({ jsonrpc: "2.0", method: "notifications/tasks", params }).catch(() => {});
+    }
   }
 
   /** Stops listening to the notifier. */

@@ -46,8 +46,8 @@ export type Serve = (frame: Frame) => Awaitable<Record<string, unknown> | undefi
 
 type Support = "forbidden" | "optional" | "required";
 
-/** The 2026-07-28 tasks extension (SEP-2663). */
-const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+/** A tool result's `isError`: a `failed` task (2025-11-25) or a `completed` one (the 2026 extension). */
+export type ToolErrorStatus = "failed" | "completed";
 
 /** The task as the 2025-11-25 wire shows it. */
 function wireTask(record: TaskRecord): Record<string, unknown> {
@@ -100,6 +100,11 @@ export class TaskRuntime {
     return this.#store;
   }
 
+  /** The engine's server and versions. */
+  get target(): DispatchTarget {
+    return this.#target;
+  }
+
   /**
    * Serves a legacy request when it is a task matter (a task-augmented or
    * task-required `tools/call`, or a `tasks/*` method); `undefined` otherwise.
@@ -117,7 +122,7 @@ export class TaskRuntime {
       const task = request.params?.task;
       if (task === undefined) {
         const name = request.params?.name;
-        if (typeof name !== "string" || this.#support(name) !== "required") return undefined;
+        if (typeof name !== "string" || this.support(name) !== "required") return undefined;
         return Promise.resolve(errorReply(
           request,
           new McpError(ErrorCode.METHOD_NOT_FOUND, `Tool ${name} must be called as a task`),
@@ -129,27 +134,6 @@ export class TaskRuntime {
     return this.#answer(request, () => this.#query(request, session, dialect));
   }
 
-  /**
-   * The `-32021` a stateless `tools/call` of a task-required tool gets when
-   * the request did not declare the tasks extension (the only way such a
-   * tool could be served); `undefined` otherwise.
-   */
-  statelessRefusal(request: JsonRpcRequest): McpError | undefined {
-    if (request.method !== "tools/call") return undefined;
-    const name = request.params?.name;
-    if (typeof name !== "string" || this.#support(name) !== "required") return undefined;
-    const meta = request.params?._meta as Record<string, unknown> | undefined;
-    const capabilities = meta?.[MetaKey.clientCapabilities] as
-      | { extensions?: Record<string, unknown> }
-      | undefined;
-    if (isObject(capabilities?.extensions?.[TASKS_EXTENSION])) return undefined;
-    return new McpError(
-      ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
-      `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
-      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-    );
-  }
-
   async #answer(request: JsonRpcRequest, serve: () => Promise<Reply>): Promise<Reply> {
     try {
       return await serve();
@@ -159,7 +143,7 @@ export class TaskRuntime {
   }
 
   /** The task support a static tool declares. */
-  #support(name: string): Support {
+  support(name: string): Support {
     return this.#target.server.tools.get(name)?.execution?.taskSupport ?? "forbidden";
   }
 
@@ -181,21 +165,7 @@ export class TaskRuntime {
         "Invalid params: task must be { ttl?: integer }",
       );
     }
-    const now = Date.now();
-    const ttlMs = Math.min((ttl as number | undefined) ?? DEFAULT_TTL_MS, MAX_TTL_MS);
-    const record: TaskRecord = {
-      v: 1,
-      id: crypto.randomUUID(),
-      owner: sessionOwner(session),
-      method: "tools/call",
-      status: "working",
-      createdAt: now,
-      updatedAt: now,
-      ttlMs,
-      expiresAt: now + ttlMs,
-      pollIntervalMs: POLL_INTERVAL_MS,
-      lease: { holder: this.#instance, expiresAt: now + LEASE_MS },
-    };
+    const record = this.record(sessionOwner(session), ttl as number | undefined);
     // Its messages go to the session, not to the stream of the request that created it.
     const background: Exchange = {
       session,
@@ -231,23 +201,55 @@ export class TaskRuntime {
         method: "notifications/tasks/status",
         params: wireTask(task),
       }).catch(() => {});
+    await this.create(record);
+    this.run(record, cancellation, () => serve(frame), "failed", notify);
+    return { message: resultResponse(request.id, { task: wireTask(record) }), status: 200 };
+  }
+
+  /** A new `working` task of an owner, leased to this instance. */
+  record(owner: string, ttl?: number): TaskRecord {
+    const now = Date.now();
+    const ttlMs = Math.min(ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS);
+    return {
+      v: 1,
+      id: crypto.randomUUID(),
+      owner,
+      method: "tools/call",
+      status: "working",
+      createdAt: now,
+      updatedAt: now,
+      ttlMs,
+      expiresAt: now + ttlMs,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      lease: { holder: this.#instance, expiresAt: now + LEASE_MS },
+    };
+  }
+
+  /** Stores a new task (before its creation is answered). */
+  async create(record: TaskRecord): Promise<void> {
     try {
       await this.#store.create(record);
     } catch (error) {
       console.error("anubis: task store refused a task:", error);
       throw new McpError(ErrorCode.INTERNAL_ERROR, "The task could not be stored");
     }
-    this.#run(record, frame, cancellation, serve, notify);
-    return { message: resultResponse(request.id, { task: wireTask(record) }), status: 200 };
   }
 
-  /** Runs a stored task to its end, in the background. */
-  #run(
+  /** Cancels the work of a task this instance runs, if it runs one. */
+  cancel(id: string): void {
+    this.#running.get(id)?.cancel("The task was cancelled");
+  }
+
+  /**
+   * Runs a stored task's work to its end, in the background: holds its
+   * lease meanwhile and stores its outcome.
+   */
+  run(
     record: TaskRecord,
-    frame: Frame,
     cancellation: Cancellation,
-    serve: Serve,
-    notify: (task: TaskRecord) => void,
+    work: () => Awaitable<Record<string, unknown> | undefined>,
+    toolErrors: ToolErrorStatus,
+    notify?: (task: TaskRecord) => void,
   ): void {
     const id = record.id;
     this.#running.set(id, cancellation);
@@ -261,11 +263,11 @@ export class TaskRuntime {
     (async () => {
       let outcome: TaskOutcome;
       try {
-        const result = await serve(frame);
+        const result = await work();
         if (!result) throw new Error("The task's request gave no result");
         // 2025-11-25: a tool error fails the task; `tasks/result` still gives the result.
         outcome = {
-          status: result.isError === true ? "failed" : "completed",
+          status: result.isError === true ? toolErrors : "completed",
           result: json(result) as JsonObject,
         };
       } catch (error) {
@@ -287,7 +289,7 @@ export class TaskRuntime {
         console.error(`anubis: task ${id} outcome not stored:`, error);
         return undefined;
       });
-      if (stored?.status === outcome.status) notify(stored);
+      if (stored?.status === outcome.status) notify?.(stored);
     })().finally(() => {
       clearInterval(renewal);
       this.#running.delete(id);
@@ -319,7 +321,7 @@ export class TaskRuntime {
   }
 
   /** A task of this owner, or the `-32602` an unknown id gets. */
-  async #owned(taskId: string, owner: string): Promise<TaskRecord> {
+  async owned(taskId: string, owner: string): Promise<TaskRecord> {
     const record = await this.#store.get(taskId);
     if (!record || record.owner !== owner) {
       throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown task: ${taskId}`);
@@ -346,7 +348,7 @@ export class TaskRuntime {
     const { id, method } = request;
     switch (method) {
       case "tasks/get": {
-        const record = await this.#owned(params.taskId as string, owner);
+        const record = await this.owned(params.taskId as string, owner);
         return { message: resultResponse(id, wireTask(record)), status: 200 };
       }
       case "tasks/list": {
@@ -366,7 +368,7 @@ export class TaskRuntime {
       }
       case "tasks/cancel": {
         const taskId = params.taskId as string;
-        const record = await this.#owned(taskId, owner);
+        const record = await this.owned(taskId, owner);
         if (isTerminal(record.status)) {
           throw new McpError(
             ErrorCode.INVALID_PARAMS,
@@ -385,7 +387,7 @@ export class TaskRuntime {
       }
       case "tasks/result": {
         const taskId = params.taskId as string;
-        const record = await this.#settled(await this.#owned(taskId, owner), session);
+        const record = await this.#settled(await this.owned(taskId, owner), session);
         const related = { [MetaKey.relatedTask]: { taskId } };
         if (record.result) {
           const result = {

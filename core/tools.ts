@@ -246,9 +246,15 @@ function runTool(
   // rejection, a result that cannot be normalized) is the tool's failure.
   let result: CallToolResult | Promise<CallToolResult>;
   try {
-    const returned = tool.handler
-      ? tool.handler(input.value as never, frame)
-      : server.definition.handleToolCall!(name, input.value as Record<string, unknown>, frame);
+    const run = (frame: Frame) =>
+      tool.handler
+        ? tool.handler(input.value as never, frame)
+        : server.definition.handleToolCall!(name, input.value as Record<string, unknown>, frame);
+    // A task-capable tool runs as a task where the call can become one (else at once).
+    const support = tool.execution?.taskSupport;
+    const returned = support && support !== "forbidden" && tool.taskStart !== "handler"
+      ? frame.runAsTask(run)
+      : run(frame);
     result = andThen(returned, normalizeToolResult);
   } catch (error) {
     return toolFailure(error);

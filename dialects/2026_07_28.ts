@@ -1,9 +1,10 @@
 /**
  * MCP 2026-07-28, the stateless era, stated as what it changes from
  * 2025-11-25: the handshake, `ping`, `logging/setLevel`, resource
- * subscriptions, tasks, server-to-client requests and SSE resumability go;
- * `server/discover`, `subscriptions/listen`, multi round-trip input,
- * `resultType` on every result and caching fields on cacheable ones come.
+ * subscriptions, core tasks, server-to-client requests and SSE resumability
+ * go; `server/discover`, `subscriptions/listen`, multi round-trip input,
+ * `resultType` on every result, caching fields on cacheable ones and the tasks
+ * extension (`tasks/get`, `tasks/update`, `tasks/cancel`) come.
  *
  * @module
  */
@@ -46,6 +47,10 @@ export const spec2026_07_28: DialectSpec = {
       "tasks/cancel",
     ),
     "subscriptions/listen",
+    // The tasks extension's methods, for requests that declare it.
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
   ],
   notificationMethods: without(
     base.notificationMethods,
@@ -73,6 +78,7 @@ export const spec2026_07_28: DialectSpec = {
     "caching",
     "discover",
     "listen",
+    "tasks_extension",
   ],
   transportRules: { ...base.transportRules, primingEvents: false, resumablePostStreams: false },
   encodeResult: encodeStatelessResult,

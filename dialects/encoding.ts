@@ -240,6 +240,8 @@ export function encodeStatelessResult(
   if (method === "tools/list" && Array.isArray(out.tools)) {
     out.tools = mapList(out, "tools", noExecution).tools;
   }
+  // A task's `ttlMs` is how long the task is kept, not a cache hint.
+  if (out.resultType === "task" || method === "tasks/get") return out;
   if (!CACHEABLE_METHODS.has(method) || out.resultType !== "complete") {
     // Deleting only what is there keeps the object's fast shape.
     if ("ttlMs" in out) delete out.ttlMs;

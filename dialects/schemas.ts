@@ -58,12 +58,14 @@ export const PARAMS: Record<string, s.Shape> = {
   "tasks/get": { taskId: s.string() },
   "tasks/result": { taskId: s.string() },
   "tasks/cancel": { taskId: s.string() },
+  "tasks/update": { taskId: s.string(), inputResponses: anyObject },
   "subscriptions/listen": {
     notifications: s.object({
       toolsListChanged: s.optional(s.boolean()),
       promptsListChanged: s.optional(s.boolean()),
       resourcesListChanged: s.optional(s.boolean()),
       resourceSubscriptions: s.optional(s.array(s.string())),
+      taskIds: s.optional(s.array(s.string())),
     }),
   },
 };

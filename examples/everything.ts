@@ -12,8 +12,8 @@
  * It is also a tour of the API: plain data for components, handlers that
  * return strings or results, `frame.progress()` / `frame.log()`, input from
  * the client with `frame.elicit()` / `frame.sample()` / `frame.listRoots()`
- * (one handler for both eras), change notifications with `frame.notify`, and
- * caching hints for the stateless era.
+ * (one handler for both eras), change notifications with `frame.notify`,
+ * tools that run as tasks, and caching hints for the stateless era.
  *
  * @module
  */
@@ -24,6 +24,7 @@ import { diagnosticTools } from "./everything/diagnostic_tools.ts";
 import { interactiveTools } from "./everything/interactive_tools.ts";
 import { prompts } from "./everything/prompts.ts";
 import { resources, resourceTemplates, resourceTools } from "./everything/resources.ts";
+import { taskTools } from "./everything/task_tools.ts";
 
 /**
  * Elicitation forms of 2025-11-25 (defaults, SEP-1034; titled and
@@ -40,7 +41,15 @@ export default defineServer({
   title: "Anubis everything server",
   instructions: "The MCP conformance everything server: every tool, resource and prompt " +
     "the conformance suite exercises.",
-  tools: [...contentTools, ...interactiveTools, ...diagnosticTools, ...resourceTools],
+  // The task fixtures make the server declare tasks (2025-11-25) and the tasks
+  // extension (2026-07-28).
+  tools: [
+    ...contentTools,
+    ...interactiveTools,
+    ...diagnosticTools,
+    ...resourceTools,
+    ...taskTools,
+  ],
   // What a client may list and call can depend on the frame: here, on the
   // protocol version (versions are dates, so they compare as strings).
   serverTools: (tools, frame) =>

@@ -126,6 +126,8 @@ export const taskTools: ToolDefinition<never>[] = [
     description: "Asks for a name, then greets it from a task",
     inputSchema: { type: "object", properties: {} },
     execution: { taskSupport: "required" },
+    // The name is asked in the request itself; only the greeting runs as a task.
+    taskStart: "handler",
     handler: async (_args: Record<string, never>, frame) => {
       const answer = await frame.elicit({
         message: "What is your name?",
@@ -136,7 +138,7 @@ export const taskTools: ToolDefinition<never>[] = [
         },
       }, { key: "user_name" });
       const name = answer.action === "accept" ? String(answer.content?.name) : "stranger";
-      return `Hello, ${name}!`;
+      return await frame.runAsTask(() => `Hello, ${name}!`);
     },
   }),
 ];

@@ -41,21 +41,8 @@ export interface NotImplemented {
 /** The baseline of suite bugs: empty until one is found and written down here. */
 export const EXPECTED_FAILURES: readonly ExpectedFailure[] = [];
 
-const TASKS = "the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`) is not implemented";
-
 /**
- * The scenarios of features we do not implement. `tasks-status-notifications`
- * is not here: it has no decisive check against a server without tasks (all
- * SKIPPED), so it passes and needs no entry.
+ * The scenarios of features we do not implement: empty since the tasks
+ * extension (SEP-2663) landed; every scenario the suite runs passes.
  */
-export const NOT_IMPLEMENTED: readonly NotImplemented[] = [
-  "tasks-capability-negotiation",
-  "tasks-dispatch-and-envelope",
-  "tasks-lifecycle",
-  "tasks-mrtr-composition",
-  "tasks-mrtr-input",
-  "tasks-request-headers",
-  "tasks-request-state-removal",
-  "tasks-required-task-error",
-  "tasks-wire-fields",
-].map((scenario) => ({ revision: "2026-07-28", scenario, reason: TASKS }));
+export const NOT_IMPLEMENTED: readonly NotImplemented[] = [];

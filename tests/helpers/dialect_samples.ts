@@ -203,6 +203,8 @@ export function sampleResults(capabilities: ServerCapabilities): Record<string, 
     "subscriptions/listen": { _meta: { "io.modelcontextprotocol/subscriptionId": 7 } },
     "tasks/get": task,
     "tasks/cancel": { ...task, status: "cancelled" },
+    // The tasks extension's (2026-07-28) empty ack.
+    "tasks/update": {},
     "tasks/list": { tasks: [task], nextCursor: "n" },
     "tasks/result": { content: [text], isError: false },
   };

@@ -105,6 +105,13 @@ export const TOOL_NAMES = [
   "test_input_required_result_capabilities",
   "test_x_mcp_header",
   "test_trigger_resource_update",
+  "greet",
+  "slow_compute",
+  "failing_job",
+  "protocol_error_job",
+  "confirm_delete",
+  "multi_input",
+  "test_tool_with_task",
 ];
 
 /** The PNG every image content carries. */

@@ -136,6 +136,8 @@ export async function runV1Steps(
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       completions: {},
+      // Tasks arrived with 2025-11-25: the dialect drops them before.
+      ...(newest ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     });
     assert.match(client.getInstructions()!, /^The MCP conformance everything server/);
   });

@@ -141,6 +141,7 @@ export async function runV2Steps(
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       completions: {},
+      extensions: { "io.modelcontextprotocol/tasks": {} },
     });
     assert.match(discovered.instructions!, /^The MCP conformance everything server/);
     assert.equal(client.getInstructions(), discovered.instructions);

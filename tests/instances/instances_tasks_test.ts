@@ -2,12 +2,13 @@
  * Tasks across instances: two `cli serve --http` processes sharing one KV
  * file (`--session-store kv:PATH --task-store kv:PATH`). A task created on A
  * is polled, awaited and cancelled on B; a task whose instance was killed is
- * `failed` on B once its lease lapsed.
+ * `failed` on B once its lease lapsed. At 2026-07-28 (the tasks extension) a
+ * task created on A waits for input, is answered on B and completes.
  */
 
 import assert from "node:assert/strict";
 import { startCli } from "../helpers/everything_http_server.ts";
-import { initialize, post } from "../helpers/http_helpers.ts";
+import { headers2026, initialize, post, request2026 } from "../helpers/http_helpers.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -68,6 +69,64 @@ Deno.test("instances: a task created on A is polled, awaited and cancelled on B;
         .status as string;
     }
     assert.equal(status, "failed");
+  } finally {
+    await a.stop();
+    await b.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("instances 2026-07-28: a task created on A asks for input, is answered and cancelled on B", async () => {
+  const dir = await Deno.makeTempDir();
+  const flags = ["--port", "0", "--task-store", `kv:${dir}/a.kv`];
+  const a = await startCli("tests/helpers/tasks_server.ts", flags);
+  const b = await startCli("tests/helpers/tasks_server.ts", flags);
+  try {
+    const meta = {
+      "io.modelcontextprotocol/clientCapabilities": {
+        elicitation: {},
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
+    };
+    let id = 0;
+    const rpc = async (url: URL, method: string, params: Obj) =>
+      (await answer(
+        await post(
+          url.href,
+          request2026(++id, method, params, meta),
+          headers2026(method, (params.taskId ?? params.name) as string),
+        ),
+      )).result as Obj;
+    const until = async (url: URL, taskId: string, status: string) => {
+      for (let i = 0; i < 100; i++) {
+        const task = await rpc(url, "tasks/get", { taskId });
+        if (task.status === status) return task;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`task ${taskId} never ${status}`);
+    };
+
+    const created = await rpc(a.url, "tools/call", {
+      name: "confirm_delete",
+      arguments: { filename: "shared.txt" },
+    });
+    assert.equal(created.resultType, "task");
+    const taskId = created.taskId as string;
+    const waiting = await until(b.url, taskId, "input_required");
+    const [key] = Object.keys(waiting.inputRequests as Obj);
+    await rpc(b.url, "tasks/update", {
+      taskId,
+      inputResponses: { [key]: { action: "accept", content: { confirm: true } } },
+    });
+    const done = await until(b.url, taskId, "completed");
+    assert.deepEqual((done.result as Obj).content, [{ type: "text", text: "Deleted shared.txt" }]);
+
+    const slow = (await rpc(a.url, "tools/call", {
+      name: "slow_compute",
+      arguments: { seconds: 60 },
+    })).taskId as string;
+    assert.equal((await rpc(b.url, "tasks/cancel", { taskId: slow })).resultType, "complete");
+    assert.equal((await rpc(a.url, "tasks/get", { taskId: slow })).status, "cancelled");
   } finally {
     await a.stop();
     await b.stop();

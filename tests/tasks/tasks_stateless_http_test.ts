@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { headers2026, post, request2026, start } from "../helpers/http_helpers.ts";
+import { headers2026, post, request2026, SseReader, start } from "../helpers/http_helpers.ts";
 import tasksServer from "../helpers/tasks_server.ts";
 
 type Obj = Record<string, unknown>;
@@ -48,3 +48,245 @@ Deno.test("http 2026-07-28: a task-required tool without the tasks extension is 
     await server.close();
   }
 });
+
+/** Runs a body against a fresh tasks server over HTTP, closed afterwards. */
+async function serving(
+  options: Parameters<typeof start>[0],
+  body: (url: string) => Promise<void>,
+): Promise<void> {
+  const server = start(options, tasksServer);
+  try {
+    await body(server.url);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A caller of the tasks extension over HTTP: every request declares it (and elicitation). */
+function tasksClient(url: string, token?: string) {
+  let id = 100;
+  const capabilities = {
+    elicitation: {},
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  };
+  return async (method: string, params: Obj, name?: string): Promise<Obj> => {
+    const headers = headers2026(method, name ?? (params.taskId ?? params.name) as string);
+    if (token) headers.authorization = `Bearer ${token}`;
+    const response = await post(
+      url,
+      request2026(++id, method, params, {
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+      }),
+      headers,
+    );
+    const body = await response.json() as Obj;
+    assert.equal(body.id, id);
+    return body;
+  };
+}
+
+/** Polls `tasks/get` until the task has one of the statuses. */
+async function until(
+  call: ReturnType<typeof tasksClient>,
+  taskId: string,
+  statuses: string[],
+): Promise<Obj> {
+  for (let i = 0; i < 100; i++) {
+    const task = (await call("tasks/get", { taskId })).result as Obj;
+    if (statuses.includes(task.status as string)) return task;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`task ${taskId} never reached ${statuses}`);
+}
+
+// Two principals: the token is the subject.
+const auth = {
+  verifyToken: (token: string) => Promise.resolve({ subject: token, scopes: [] }),
+  authorizationServers: ["https://issuer.test"],
+};
+
+Deno.test("http 2026-07-28: a task is created, asks for input, resumes on tasks/update and completes", () =>
+  serving({ auth }, async (url) => {
+    const alice = tasksClient(url, "alice");
+    const created = (await alice("tools/call", {
+      name: "confirm_delete",
+      arguments: { filename: "notes.txt" },
+    })).result as Obj;
+    assert.equal(created.resultType, "task");
+    assert.equal(created.status, "working");
+    assert.equal(typeof created.ttlMs, "number");
+    assert.equal(typeof created.pollIntervalMs, "number");
+    for (const key of ["requestState", "inputRequests", "result", "task", "ttl"]) {
+      assert.equal(key in created, false, key);
+    }
+    const taskId = created.taskId as string;
+    // Resolvable at once (stored before the answer), working or already waiting.
+    const first = (await alice("tasks/get", { taskId })).result as Obj;
+    assert.equal(first.resultType, "complete");
+    assert.equal(first.taskId, taskId);
+    assert.ok(["working", "input_required"].includes(first.status as string));
+    const waiting = await until(alice, taskId, ["input_required"]);
+    const keys = Object.keys(waiting.inputRequests as Obj);
+    assert.equal(keys.length, 1);
+    const asked = (waiting.inputRequests as Record<string, Obj>)[keys[0]];
+    assert.equal(asked.method, "elicitation/create");
+    assert.equal((asked.params as Obj).message, "Delete notes.txt?");
+    const ack = await alice("tasks/update", {
+      taskId,
+      inputResponses: {
+        [keys[0]]: { action: "accept", content: { confirm: true } },
+        "never-asked": { action: "decline" },
+      },
+    });
+    assert.deepEqual(Object.keys(ack.result as Obj).sort(), ["_meta", "resultType"]);
+    const done = await until(alice, taskId, ["completed", "failed", "cancelled"]);
+    assert.equal(done.status, "completed");
+    assert.deepEqual((done.result as Obj).content, [{ type: "text", text: "Deleted notes.txt" }]);
+    assert.equal("inputRequests" in done, false);
+    // The answered key is spent: answering it again changes nothing.
+    const again = await alice("tasks/update", {
+      taskId,
+      inputResponses: { [keys[0]]: { action: "decline" } },
+    });
+    assert.equal((again.result as Obj).resultType, "complete");
+    assert.equal(((await alice("tasks/get", { taskId })).result as Obj).status, "completed");
+  }));
+
+Deno.test("http 2026-07-28: two inputs at once are answered one by one (partial tasks/update)", () =>
+  serving({}, async (url) => {
+    const call = tasksClient(url);
+    const { taskId } = (await call("tools/call", { name: "multi_input", arguments: {} }))
+      .result as { taskId: string };
+    let task = await until(call, taskId, ["input_required"]);
+    while (Object.keys(task.inputRequests as Obj).length < 2) {
+      task = (await call("tasks/get", { taskId })).result as Obj;
+    }
+    const [one, two] = Object.keys(task.inputRequests as Obj);
+    assert.notEqual(one, two);
+    await call("tasks/update", { taskId, inputResponses: { [one]: { action: "decline" } } });
+    const partly = (await call("tasks/get", { taskId })).result as Obj;
+    assert.equal(partly.status, "input_required");
+    assert.deepEqual(Object.keys(partly.inputRequests as Obj), [two]);
+    await call("tasks/update", {
+      taskId,
+      inputResponses: { [two]: { action: "accept", content: { confirm: true } } },
+    });
+    const done = await until(call, taskId, ["completed", "failed", "cancelled"]);
+    assert.deepEqual((done.result as Obj).content, [
+      { type: "text", text: "first=decline, second=accept" },
+    ]);
+  }));
+
+Deno.test("http 2026-07-28: tasks/cancel is idempotent; tool and protocol errors end completed and failed", () =>
+  serving({}, async (url) => {
+    const call = tasksClient(url);
+    const { taskId } = (await call("tools/call", {
+      name: "slow_compute",
+      arguments: { seconds: 60 },
+    })).result as { taskId: string };
+    for (let i = 0; i < 2; i++) {
+      const ack = await call("tasks/cancel", { taskId });
+      assert.deepEqual(Object.keys(ack.result as Obj).sort(), ["_meta", "resultType"]);
+      assert.equal((ack.result as Obj).resultType, "complete");
+    }
+    assert.equal((await until(call, taskId, ["cancelled"])).status, "cancelled");
+    const failing = (await call("tools/call", { name: "failing_job", arguments: {} }))
+      .result as { taskId: string };
+    const toolError = await until(call, failing.taskId, ["completed", "failed"]);
+    assert.equal(toolError.status, "completed");
+    assert.equal((toolError.result as Obj).isError, true);
+    const broken = (await call("tools/call", { name: "protocol_error_job", arguments: {} }))
+      .result as { taskId: string };
+    const failed = await until(call, broken.taskId, ["completed", "failed"]);
+    assert.equal(failed.status, "failed");
+    assert.deepEqual(failed.error, { code: -32603, message: "The job broke down" });
+    assert.equal("result" in failed, false);
+    // An unknown id is -32602 for every method.
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      const params = method === "tasks/update"
+        ? { taskId: "nope", inputResponses: {} }
+        : { taskId: "nope" };
+      assert.equal(((await call(method, params)).error as Obj).code, -32602, method);
+    }
+  }));
+
+Deno.test("http 2026-07-28: another principal sees an unknown task; an undeclared request gets -32021", () =>
+  serving({ auth }, async (url) => {
+    const alice = tasksClient(url, "alice");
+    const bob = tasksClient(url, "bob");
+    const { taskId } = (await alice("tools/call", {
+      name: "slow_compute",
+      arguments: { seconds: 60 },
+    })).result as { taskId: string };
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      const params = method === "tasks/update" ? { taskId, inputResponses: {} } : { taskId };
+      const error = (await bob(method, params)).error as Obj;
+      assert.equal(error.code, -32602, method);
+      assert.equal(error.message, `Unknown task: ${taskId}`);
+    }
+    assert.equal(((await alice("tasks/get", { taskId })).result as Obj).status, "working");
+    // Without the extension declared: -32021 (HTTP 400) naming it.
+    const undeclared = await post(
+      url,
+      request2026(7, "tasks/get", { taskId }),
+      { ...headers2026("tasks/get", taskId), authorization: "Bearer alice" },
+    );
+    assert.equal(undeclared.status, 400);
+    const error = ((await undeclared.json()) as { error: Obj }).error;
+    assert.equal(error.code, -32021);
+    assert.deepEqual(error.data, {
+      requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    });
+    await alice("tasks/cancel", { taskId });
+  }));
+
+Deno.test("http 2026-07-28: notifications/tasks reach a listen stream that asked for the caller's task", () =>
+  serving({ auth }, async (url) => {
+    const alice = tasksClient(url, "alice");
+    const { taskId } = (await alice("tools/call", {
+      name: "confirm_delete",
+      arguments: { filename: "a.txt" },
+    })).result as { taskId: string };
+    const waiting = await until(alice, taskId, ["input_required"]);
+    const [key] = Object.keys(waiting.inputRequests as Obj);
+    const extension = {
+      "io.modelcontextprotocol/clientCapabilities": {
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
+    };
+    const listen = (token: string, meta: Obj) =>
+      post(
+        url,
+        request2026("L1", "subscriptions/listen", { notifications: { taskIds: [taskId] } }, meta),
+        { ...headers2026("subscriptions/listen"), authorization: `Bearer ${token}` },
+      );
+    // Asking for task notifications without the extension: -32021.
+    const undeclared = await listen("alice", {});
+    assert.equal(undeclared.status, 400);
+    assert.equal(((await undeclared.json()) as { error: Obj }).error.code, -32021);
+    // Another principal's stream is not given the task.
+    const other = new SseReader(await listen("bob", extension));
+    const otherAck = await other.message();
+    assert.deepEqual((otherAck.params as Obj).notifications, {});
+    await other.cancel();
+    const stream = new SseReader(await listen("alice", extension));
+    const ack = await stream.message();
+    assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+    assert.deepEqual((ack.params as Obj).notifications, { taskIds: [taskId] });
+    await alice("tasks/update", {
+      taskId,
+      inputResponses: { [key]: { action: "accept", content: { confirm: true } } },
+    });
+    let note: Obj;
+    do {
+      note = await stream.message();
+      assert.equal(note.method, "notifications/tasks");
+      const params = note.params as Obj;
+      assert.equal(params.taskId, taskId);
+      assert.deepEqual(params._meta, { "io.modelcontextprotocol/subscriptionId": "L1" });
+    } while ((note.params as Obj).status !== "completed");
+    assert.deepEqual(((note.params as Obj).result as Obj).content, [
+      { type: "text", text: "Deleted a.txt" },
+    ]);
+    await stream.cancel();
+  }));
