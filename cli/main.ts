@@ -58,15 +58,29 @@ export async function main(args: readonly string[]): Promise<number> {
 }
 
 async function serve(options: ServeOptions): Promise<void> {
-  if (options.http) return await serveWith(options, await loadServer(options.module));
+  if (options.http) {
+    return await serveWith(options, await instrument(await loadServer(options.module)));
+  }
   // Before the module loads, so that its prints at top level miss stdout too.
   const { redirectConsole } = await import("@anubis/transport-stdio");
   const restoreConsole = redirectConsole();
   try {
-    await serveWith(options, await loadServer(options.module));
+    await serveWith(options, await instrument(await loadServer(options.module)));
   } finally {
     restoreConsole();
   }
+}
+
+/**
+ * With Deno's built-in OpenTelemetry on (`OTEL_DENO=true`), the server with
+ * the telemetry middleware first; else the server as loaded (nothing of
+ * OpenTelemetry is loaded).
+ */
+async function instrument(server: McpServer): Promise<McpServer> {
+  if (!/^(true|1)$/i.test(Deno.env.get("OTEL_DENO") ?? "")) return server;
+  const { telemetry } = await import("@anubis/core/telemetry");
+  const middleware = [telemetry(), ...(server.definition.middleware ?? [])];
+  return { ...server, definition: { ...server.definition, middleware } };
 }
 
 async function serveWith(options: ServeOptions, server: McpServer): Promise<void> {
