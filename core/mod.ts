@@ -105,3 +105,11 @@ export type { RateLimit, RateLimitStore } from "./rate_limit_store.ts";
 export type { AuthInfo } from "./auth_info.ts";
 export type { BusMessage, NotificationBus } from "./notification_bus.ts";
 export { UriTemplate } from "./uri_template.ts";
+export {
+  configureLogger,
+  type LogFormat,
+  type Logger,
+  logger,
+  type LoggerOptions,
+  type OperatorLogLevel,
+} from "./logger.ts";
