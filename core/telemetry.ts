@@ -303,7 +303,11 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       parent,
     );
     try {
-      const result = await contexts.with(trace.setSpan(parent, span), next);
+      // The span is the handler's ambient one, unless it is the API's no-op
+      // (no SDK registered): then nothing would read it.
+      const result = span.isRecording() || trace.isSpanContextValid(span.spanContext())
+        ? await contexts.with(trace.setSpan(parent, span), next)
+        : await next();
       if (call.method === "initialize" && typeof result?.protocolVersion === "string") {
         attributes["mcp.protocol.version"] = result.protocolVersion;
         span.setAttribute("mcp.protocol.version", result.protocolVersion);
