@@ -9,6 +9,7 @@
 import type { Frame } from "./frame.ts";
 import type { RequestId } from "./json_rpc.ts";
 import type { Session } from "./session.ts";
+import { logger } from "./logger.ts";
 import type { Awaitable } from "./server.ts";
 import type { Era } from "./types.ts";
 
@@ -186,7 +187,7 @@ export function reportSessionEnd(watchers: ((end: SessionEnd) => void)[], sessio
     try {
       watch(end);
     } catch (error) {
-      console.error("anubis: a middleware's sessionEnded failed:", error);
+      logger.error("middleware.failed", "a middleware's sessionEnded failed", { error });
     }
   }
 }
