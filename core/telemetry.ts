@@ -150,14 +150,15 @@ function parentOf(meta: Readonly<Record<string, unknown>> | undefined): {
   if (!meta || (meta.traceparent === undefined && meta.baggage === undefined)) {
     return { parent: active, fromMeta: false };
   }
-  let parent = propagation.extract(active, meta, META_GETTER);
-  // With no propagator registered the API's is a no-op: read traceparent here.
-  if (trace.getSpanContext(parent) === trace.getSpanContext(active)) {
-    const remote = parseTraceparent(meta.traceparent, meta.tracestate);
-    if (!remote) return { parent: active, fromMeta: false };
-    parent = trace.setSpanContext(active, remote);
+  const parent = propagation.extract(active, meta, META_GETTER);
+  if (trace.getSpanContext(parent) !== trace.getSpanContext(active)) {
+    return { parent, fromMeta: true };
   }
-  return { parent, fromMeta: true };
+  // With no propagator registered the API's is a no-op: read traceparent here
+  // (a context with only baggage in it stays the parent context).
+  const remote = parseTraceparent(meta.traceparent, meta.tracestate);
+  if (!remote) return { parent, fromMeta: false };
+  return { parent: trace.setSpanContext(parent, remote), fromMeta: true };
 }
 
 /** Links: the HTTP request's `traceparent`, and the ambient span when `_meta` gave the parent. */
