@@ -101,13 +101,9 @@ const server = (options: Parameters<typeof telemetry>[0] = {}) =>
     version: "1.0.0",
     middleware: [telemetry(options)],
     tools: [{
-      name: "add",
-      inputSchema: {
-        type: "object",
-        properties: { a: { type: "number" }, b: { type: "number" } },
-        required: ["a", "b"],
-      },
-      handler: ({ a, b }) => String(a + b),
+      name: "greet",
+      inputSchema: { type: "object", properties: { who: { type: "string" } }, required: ["who"] },
+      handler: ({ who }) => `Hello, ${who}`,
     }],
     resources: [{ uri: "notes://1", name: "note", read: () => "one" }],
   });
@@ -120,23 +116,23 @@ Deno.test("telemetry: traceparent parsed without a propagator; opt-in arguments 
   );
   try {
     await client.request("tools/call", {
-      name: "add",
-      arguments: { a: 1, b: 2 },
+      name: "greet",
+      arguments: { who: "Ada" },
       _meta: { traceparent: TRACEPARENT, tracestate: "rojo=00f067aa0ba902b7" },
     });
     await client.readResource("notes://1");
   } finally {
     client.close();
   }
-  const call = spans.find((s) => s.name === "tools/call add")!;
+  const call = spans.find((s) => s.name === "tools/call greet")!;
   assert.equal(call.kind, 1); // SERVER
   assert.equal(call.parent?.traceId, "0af7651916cd43dd8448eb211c80319c");
   assert.equal(call.parent?.spanId, "b7ad6b7169203331");
   assert.equal(call.parent?.isRemote, true);
   assert.equal(call.parent?.traceState?.get("rojo"), "00f067aa0ba902b7");
-  assert.equal(call.attributes["gen_ai.tool.call.arguments"], '{"a":1,"b":2}');
+  assert.equal(call.attributes["gen_ai.tool.call.arguments"], '{"who":"Ada"}');
   assert.deepEqual(JSON.parse(String(call.attributes["gen_ai.tool.call.result"])).content, [
-    { type: "text", text: "3" },
+    { type: "text", text: "Hello, Ada" },
   ]);
   assert.equal(call.attributes["network.transport"], undefined); // "memory" is not a network
   assert.ok(call.ended);
@@ -156,14 +152,14 @@ Deno.test("telemetry: arguments and results are left out unless asked; a bad tra
   });
   try {
     await client.request("tools/call", {
-      name: "add",
-      arguments: { a: 1, b: 2 },
+      name: "greet",
+      arguments: { who: "Ada" },
       _meta: { traceparent: "00-not-a-trace-01" },
     });
   } finally {
     client.close();
   }
-  const call = spans.find((s) => s.name === "tools/call add")!;
+  const call = spans.find((s) => s.name === "tools/call greet")!;
   assert.equal(call.attributes["gen_ai.tool.call.arguments"], undefined);
   assert.equal(call.attributes["gen_ai.tool.call.result"], undefined);
   assert.equal(call.parent, undefined);
