@@ -465,7 +465,7 @@ export function createHttpHandler(
       return cors === undefined ? response : cors.decorate(request, response);
     } catch (error) {
       // A defect or a failing store: answer without leaking details, keep serving.
-      console.error("anubis: HTTP request failed:", error);
+      logger.error("request.failed", "HTTP request failed", { error });
       return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
     }
   };

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { McpServer } from "@anubis/core";
+import { logger, type McpServer } from "@anubis/core";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./handler.ts";
 import { isLoopbackHost } from "./origin.ts";
 
@@ -52,8 +52,9 @@ const RELISTEN_FIRST_MS = 50;
 const RELISTEN_MAX_MS = 1000;
 
 const reportExhausted = (error: Error) =>
-  console.error(
-    `anubis: ${
+  logger.error(
+    "listen.failed",
+    `${
       error.message.replace(/^Error: /, "")
     }: no new connection can be accepted; listening again once descriptors free up`,
   );
