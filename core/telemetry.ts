@@ -29,6 +29,7 @@ import {
   type Link,
   metrics,
   propagation,
+  type Span,
   type SpanContext,
   SpanKind,
   SpanStatusCode,
@@ -36,6 +37,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 
+import { NoReply } from "./dispatch.ts";
 import { McpError } from "./errors.ts";
 import type { Middleware, MiddlewareCall, SessionEnd } from "./middleware.ts";
 
@@ -210,10 +212,13 @@ function addNetwork(attributes: Attributes, transport: string): void {
   if (transport === "http") attributes["network.protocol.name"] = "http";
 }
 
-/** Marks an error outcome on the span and the metric's attributes. */
-function failed(attributes: Attributes, type: string, code?: string): void {
-  attributes["error.type"] = type;
-  if (code !== undefined) attributes["rpc.response.status_code"] = code;
+/** Marks an error outcome on the span (attributes and ERROR status) and the metric's attributes. */
+function fail(span: Span, attributes: Attributes, type: string, code?: string, message = type) {
+  const added: Attributes = { "error.type": type };
+  if (code !== undefined) added["rpc.response.status_code"] = code;
+  Object.assign(attributes, added);
+  span.setAttributes(added);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 const json = (value: unknown): string | undefined => {
@@ -233,7 +238,8 @@ const json = (value: unknown): string | undefined => {
  * `jsonrpc.request.id`, `mcp.resource.uri`, `mcp.protocol.version`,
  * `mcp.session.id`, `network.transport`, and on failure `error.type`:
  * `tool_error` for a tool result with `isError`, else the JSON-RPC error code,
- * also in `rpc.response.status_code`). The `traceparent`, `tracestate` and
+ * also in `rpc.response.status_code`; `cancelled` for a request cancelled
+ * or whose client went away). The `traceparent`, `tracestate` and
  * `baggage` of `params._meta` make the span's parent (through the global
  * propagator, or parsed here when none is registered); an HTTP `traceparent`
  * header, and the ambient span, are linked. Every call is recorded in
@@ -315,9 +321,8 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       }
       if (call.method === "tools/call" && result) {
         if (result.isError === true) {
-          failed(attributes, "tool_error");
-          span.setAttribute("error.type", "tool_error");
-          span.setStatus({ code: SpanStatusCode.ERROR, message: "tool_error" });
+          // A tool that failed because it was cancelled was cancelled.
+          fail(span, attributes, call.frame?.context.signal.aborted ? "cancelled" : "tool_error");
         } else if (options.recordToolResults) {
           const text = json(result);
           if (text !== undefined) span.setAttribute("gen_ai.tool.call.result", text);
@@ -325,11 +330,13 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       }
       return result;
     } catch (error) {
-      const mcpError = McpError.from(error);
-      const code = String(mcpError.code);
-      failed(attributes, code, code);
-      span.setAttributes({ "error.type": code, "rpc.response.status_code": code });
-      span.setStatus({ code: SpanStatusCode.ERROR, message: mcpError.message });
+      if (call.frame?.context.signal.aborted) {
+        fail(span, attributes, "cancelled"); // or its client went away: no answer is sent
+      } else if (!(error instanceof NoReply)) { // NO_REPLY: the server answers by itself
+        const mcpError = McpError.from(error);
+        const code = String(mcpError.code);
+        fail(span, attributes, code, code, mcpError.message);
+      }
       throw error;
     } finally {
       span.end();

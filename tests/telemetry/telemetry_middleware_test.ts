@@ -20,7 +20,8 @@ import {
   trace,
   type TracerProvider,
 } from "@opentelemetry/api";
-import { defineServer } from "@anubis/core";
+import { defineServer, type Frame } from "@anubis/core";
+import { engineHarness } from "../helpers/engine_harness.ts";
 import { Engine, type JsonRpcRequest } from "@anubis/core/engine";
 import { initializeRequest } from "../helpers/http_helpers.ts";
 import { connect } from "@anubis/core/testing";
@@ -185,4 +186,37 @@ Deno.test("telemetry: a legacy session's end is one mcp.server.session.duration 
   const operation = points.find((p) => p.name === "mcp.server.operation.duration")!;
   assert.equal(operation.attributes["mcp.method.name"], "initialize");
   assert.equal(operation.attributes["mcp.protocol.version"], "2025-11-25");
+});
+
+Deno.test("telemetry: a cancelled request is error.type cancelled, not a JSON-RPC code", async () => {
+  spans.length = 0;
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const t = engineHarness({
+    middleware: [telemetry()],
+    tools: [{
+      name: "wait",
+      handler: (_args: unknown, frame: Frame) =>
+        new Promise<string>((_, reject) => {
+          started();
+          frame.signal.addEventListener("abort", () => reject(new Error("aborted")));
+        }),
+    }],
+  });
+  await t.initialize();
+  const pending = t.engine.handle(
+    { jsonrpc: "2.0", id: "w-1", method: "tools/call", params: { name: "wait" } },
+    t.exchange,
+  );
+  await running;
+  await t.engine.handle({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "w-1" },
+  }, t.exchange);
+  assert.equal(await pending, undefined);
+  const wait = spans.find((s) => s.name === "tools/call wait")!;
+  assert.equal(wait.attributes["error.type"], "cancelled");
+  assert.equal(wait.attributes["rpc.response.status_code"], undefined);
+  assert.ok(wait.ended);
 });
