@@ -57,6 +57,10 @@ export interface ServeOptions {
    * store is on KV.
    */
   rateLimit?: { perSecond?: number; burst?: number };
+  /** `--log-level`: the least level of the operator's log on stderr (default info). */
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** `--log-format`: `pretty` lines (`anubis: …`, the default) or `json` lines. */
+  logFormat: "json" | "pretty";
 }
 
 /**
@@ -191,7 +195,15 @@ Options:
                             Retry-After (default: off). Shared by every
                             instance on the KV store when a store is on KV
   --rate-limit-burst <n>    POSTs a caller may send at once (default 2n)
+  --log-level <level>       The operator's log on stderr: debug, info, warn,
+                            error or silent (default info)
+  --log-format <format>     pretty (anubis: ... lines, the default) or json
+                            (one JSON object a line)
   -h, --help                Show this help
+
+Telemetry: with Deno's OpenTelemetry on (OTEL_DENO=true and the OTEL_*
+variables of your exporter), every request gets a span and the MCP duration
+metrics per OpenTelemetry's MCP semantic conventions.
 `;
 
 const VALUE_FLAGS = new Set([
@@ -211,6 +223,8 @@ const VALUE_FLAGS = new Set([
   "--request-state-previous-secret",
   "--rate-limit",
   "--rate-limit-burst",
+  "--log-level",
+  "--log-format",
 ]);
 
 /**
@@ -250,6 +264,8 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     allowedOrigins: [],
     allowedHosts: [],
     corsOrigins: [],
+    logLevel: "info",
+    logFormat: "pretty",
   };
   for (let i = 0; i < rest.length; i++) {
     let flag = rest[i];
@@ -369,6 +385,21 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
         (options.rateLimit ??= {})[rate ? "perSecond" : "burst"] = number;
         break;
       }
+      case "--log-level":
+        if (!/^(debug|info|warn|error|silent)$/.test(value)) {
+          return {
+            kind: "error",
+            message: `--log-level must be debug, info, warn, error or silent, got ${value}`,
+          };
+        }
+        options.logLevel = value as ServeOptions["logLevel"];
+        break;
+      case "--log-format":
+        if (value !== "json" && value !== "pretty") {
+          return { kind: "error", message: `--log-format must be json or pretty, got ${value}` };
+        }
+        options.logFormat = value;
+        break;
       case "--request-state-secret":
       case "--request-state-previous-secret": {
         const problem = requestStateSecretProblem(flag, value);

@@ -37,8 +37,22 @@ Deno.test("args: serve --http with every HTTP flag", () => {
       allowedOrigins: ["https://a.example", "https://b.example"],
       allowedHosts: ["mcp.example"],
       corsOrigins: ["https://a.example", "https://c.example", "https://d.example"],
+      logLevel: "info",
+      logFormat: "pretty",
     },
   });
+});
+
+Deno.test("args: --log-level and --log-format", () => {
+  const parsed = parseArgs(["serve", "s.ts", "--log-level", "debug", "--log-format=json"]);
+  assert(parsed.kind === "serve");
+  assert.equal(parsed.options.logLevel, "debug");
+  assert.equal(parsed.options.logFormat, "json");
+  assert.deepEqual(parseArgs(["serve", "s.ts", "--log-format", "xml"]), {
+    kind: "error",
+    message: "--log-format must be json or pretty, got xml",
+  });
+  assert.equal(parseArgs(["serve", "s.ts", "--log-level", "loud"]).kind, "error");
 });
 
 Deno.test("args: bad HTTP flags are one-line errors", () => {

@@ -17,7 +17,7 @@
 
 import { parseArgs, type ServeOptions, USAGE } from "./args.ts";
 import { loadServer } from "./load_server.ts";
-import type { McpServer } from "@anubis/core";
+import { configureLogger, logger, type McpServer } from "@anubis/core";
 
 /**
  * Runs the command line and returns the exit code.
@@ -49,24 +49,41 @@ export async function main(args: readonly string[]): Promise<number> {
       console.error(`anubis: next: cd ${parsed.dir} && deno task test && deno task serve:http`);
       return 0;
     }
+    configureLogger({ level: parsed.options.logLevel, format: parsed.options.logFormat });
     await serve(parsed.options);
     return 0;
   } catch (error) {
-    console.error(`anubis: ${error instanceof Error ? error.message : String(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    if (parsed.kind === "serve") logger.error("serve.failed", message);
+    else console.error(`anubis: ${message}`);
     return 1;
   }
 }
 
 async function serve(options: ServeOptions): Promise<void> {
-  if (options.http) return await serveWith(options, await loadServer(options.module));
+  if (options.http) {
+    return await serveWith(options, await instrument(await loadServer(options.module)));
+  }
   // Before the module loads, so that its prints at top level miss stdout too.
   const { redirectConsole } = await import("@anubis/transport-stdio");
   const restoreConsole = redirectConsole();
   try {
-    await serveWith(options, await loadServer(options.module));
+    await serveWith(options, await instrument(await loadServer(options.module)));
   } finally {
     restoreConsole();
   }
+}
+
+/**
+ * With Deno's built-in OpenTelemetry on (`OTEL_DENO=true`), the server with
+ * the telemetry middleware first; else the server as loaded (nothing of
+ * OpenTelemetry is loaded).
+ */
+async function instrument(server: McpServer): Promise<McpServer> {
+  if (!/^(true|1)$/i.test(Deno.env.get("OTEL_DENO") ?? "")) return server;
+  const { telemetry } = await import("@anubis/core/telemetry");
+  const middleware = [telemetry(), ...(server.definition.middleware ?? [])];
+  return { ...server, definition: { ...server.definition, middleware } };
 }
 
 async function serveWith(options: ServeOptions, server: McpServer): Promise<void> {
@@ -80,6 +97,7 @@ async function serveWith(options: ServeOptions, server: McpServer): Promise<void
       await serveHttp(server, options, shutdown.signal);
     } else {
       const { serveStdio } = await import("@anubis/transport-stdio");
+      logger.info("listening", "serving on stdio", { transport: "stdio" });
       await serveStdio(server, { signal: shutdown.signal, redirectConsole: false });
     }
   } finally {

@@ -6,6 +6,7 @@
  */
 
 import type { EventStore, McpServer, NotificationBus, SessionStore, TaskStore } from "@anubis/core";
+import { logger } from "@anubis/core";
 import {
   DEFAULT_KV_PATH,
   isKvConnectUrl,
@@ -133,7 +134,7 @@ export class KvDatabases {
     let kv = this.#opening.get(path);
     if (!kv) {
       kv = emptyKvWarning(path).then((warning) => {
-        if (warning) console.error(warning);
+        if (warning) logger.warn("kv.empty", warning.replace(/^anubis: /, ""), { path });
         if (isKvConnectUrl(path) && !Deno.env.get("DENO_KV_ACCESS_TOKEN")) {
           throw new Error(
             `${path} is a KV Connect URL: set DENO_KV_ACCESS_TOKEN to the database's access token`,
@@ -463,7 +464,9 @@ export async function serveHttp(
   signal: AbortSignal,
 ): Promise<void> {
   const warning = hostCheckWarning(options);
-  if (warning) console.error(warning);
+  if (warning) {
+    logger.warn("host.unchecked", warning.replace(/^anubis: /, ""), { host: options.host });
+  }
   const databases = new KvDatabases();
   let joined: JoinedInstances | undefined;
   let stopKeys = () => {};
@@ -490,7 +493,8 @@ export async function serveHttp(
       auth: authOf(options),
       rateLimit: await rateLimitOf(options, databases),
       signal,
-      onListen: (url) => console.error(`anubis: listening on ${url.href}`),
+      onListen: (url) =>
+        logger.info("listening", `listening on ${url.href}`, { url: url.href, transport: "http" }),
     });
     await running.finished;
   } finally {

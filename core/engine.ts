@@ -27,7 +27,13 @@ import {
 } from "./json_rpc.ts";
 import { emitter, legacyFrame } from "./legacy_frame.ts";
 import { MetaKey } from "./meta.ts";
-import { composeMiddleware, type MiddlewareChain } from "./middleware.ts";
+import {
+  composeMiddleware,
+  type MiddlewareChain,
+  reportSessionEnd,
+  type SessionEnd,
+  sessionEndWatchers,
+} from "./middleware.ts";
 import { classifyEra, type Registry } from "./registry.ts";
 import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
@@ -118,6 +124,8 @@ export class Engine {
   readonly #versions: string[];
   // The server's middleware, composed; `undefined` (skipped) when it has none.
   readonly #middleware: MiddlewareChain | undefined;
+  // The middleware's `sessionEnded` callbacks; `undefined` when none has one.
+  readonly #sessionEnded: ((end: SessionEnd) => void)[] | undefined;
   // The newest stateless version's `_meta` schema, resolved on first use (`null`: none):
   // the envelope schema of a request whose claimed version is not a stateless one.
   #metaSchema: s.Schema | null | undefined;
@@ -141,6 +149,7 @@ export class Engine {
       server.definition.supportedProtocolVersions,
     );
     this.#middleware = composeMiddleware(server.definition.middleware);
+    this.#sessionEnded = sessionEndWatchers(server.definition.middleware);
     this.#hub = new SubscriptionHub(
       server.notify,
       server.capabilities,
@@ -309,8 +318,10 @@ export class Engine {
    * ```
    */
   dropSession(session: Session): void {
+    const ended = !session.closed && session.dialect !== undefined;
     session.close();
     this.#hub.sessions.delete(session);
+    if (ended && this.#sessionEnded) reportSessionEnd(this.#sessionEnded, session);
   }
 
   /**

@@ -8,6 +8,8 @@
 
 import type { Frame } from "./frame.ts";
 import type { RequestId } from "./json_rpc.ts";
+import type { Session } from "./session.ts";
+import { logger } from "./logger.ts";
 import type { Awaitable } from "./server.ts";
 import type { Era } from "./types.ts";
 
@@ -102,10 +104,52 @@ export interface MiddlewareCall {
  * if (reads !== 1) throw new Error(`read ${reads} times`);
  * ```
  */
-export type Middleware = (
-  call: MiddlewareCall,
-  next: () => Promise<Record<string, unknown> | undefined>,
-) => Awaitable<Record<string, unknown> | undefined>;
+export interface Middleware {
+  (
+    call: MiddlewareCall,
+    next: () => Promise<Record<string, unknown> | undefined>,
+  ): Awaitable<Record<string, unknown> | undefined>;
+  /**
+   * Called once when a legacy session that completed `initialize` ends (the
+   * client's DELETE, expiry, the end of the stdio pipe); optional. Telemetry
+   * records the session's duration here.
+   */
+  sessionEnded?(end: SessionEnd): void;
+}
+
+/**
+ * What a {@link Middleware}'s `sessionEnded` learns of a legacy session that ended.
+ *
+ * @example
+ * ```ts
+ * import type { Middleware, SessionEnd } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const ended: SessionEnd[] = [];
+ * const watch: Middleware = Object.assign((_call: unknown, next: () => Promise<unknown>) => next(), {
+ *   sessionEnded: (end: SessionEnd) => void ended.push(end),
+ * }) as Middleware;
+ * watch.sessionEnded?.({ transport: "stdio", protocolVersion: "2025-11-25", durationMs: 1200 });
+ * assert.equal(ended[0].durationMs, 1200);
+ * ```
+ */
+export interface SessionEnd {
+  /** The session id, when the transport has one (HTTP). */
+  readonly sessionId?: string;
+  /** The transport kind (`"stdio"`, `"http"`, …). */
+  readonly transport: string;
+  /** The negotiated protocol version. */
+  readonly protocolVersion: string;
+  /** How long the session lived, in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** The `sessionEnded` callbacks of a middleware list (`undefined` when none has one). */
+export function sessionEndWatchers(
+  list: readonly Middleware[] | undefined,
+): ((end: SessionEnd) => void)[] | undefined {
+  const watchers = list?.flatMap((m) => m.sessionEnded ? [m.sessionEnded.bind(m)] : []);
+  return watchers?.length ? watchers : undefined;
+}
 
 /** The composed chain: runs every middleware around `serve`. */
 export type MiddlewareChain = (
@@ -129,4 +173,21 @@ export function composeMiddleware(
     };
     return step(0);
   };
+}
+
+/** Tells every watcher that an initialized session ended (a watcher's failure is logged). */
+export function reportSessionEnd(watchers: ((end: SessionEnd) => void)[], session: Session): void {
+  const end: SessionEnd = {
+    sessionId: session.id,
+    transport: session.transport,
+    protocolVersion: session.dialect?.version ?? "",
+    durationMs: performance.now() - session.openedAt,
+  };
+  for (const watch of watchers) {
+    try {
+      watch(end);
+    } catch (error) {
+      logger.error("middleware.failed", "a middleware's sessionEnded failed", { error });
+    }
+  }
 }

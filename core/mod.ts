@@ -76,7 +76,7 @@ export type {
   UriVariables,
 } from "./infer.ts";
 export { Frame, type FrameContext, type InputOptions } from "./frame.ts";
-export type { Middleware, MiddlewareCall } from "./middleware.ts";
+export type { Middleware, MiddlewareCall, SessionEnd } from "./middleware.ts";
 export type { JsonRpcNotification, JsonRpcRequest, RequestId } from "./json_rpc.ts";
 export type { CacheHint } from "./dialect.ts";
 export { type ChangeEvent, type ChangeListener, Notifier } from "./notifier.ts";
@@ -105,3 +105,11 @@ export type { RateLimit, RateLimitStore } from "./rate_limit_store.ts";
 export type { AuthInfo } from "./auth_info.ts";
 export type { BusMessage, NotificationBus } from "./notification_bus.ts";
 export { UriTemplate } from "./uri_template.ts";
+export {
+  configureLogger,
+  type LogFormat,
+  type Logger,
+  logger,
+  type LoggerOptions,
+  type OperatorLogLevel,
+} from "./logger.ts";

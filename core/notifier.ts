@@ -10,6 +10,7 @@
 import type { JsonRpcNotification } from "./json_rpc.ts";
 import type { BusMessage, NotificationBus } from "./notification_bus.ts";
 import type { ServerCapabilities } from "./types.ts";
+import { logger } from "./logger.ts";
 
 /**
  * One change.
@@ -392,7 +393,7 @@ export class Notifier {
         const served = listener(event, skip);
         if (served) delivered.push(...served);
       } catch (error) {
-        console.error("anubis: change listener failed:", error);
+        logger.error("listener.failed", "change listener failed", { error });
       }
     }
     return delivered;

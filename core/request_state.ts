@@ -8,6 +8,7 @@
 
 import { canonicalJson } from "./canonical_json.ts";
 import { ErrorCode, McpError } from "./errors.ts";
+import { logger } from "./logger.ts";
 
 /**
  * What a `requestState` carries between rounds.
@@ -378,7 +379,7 @@ export class RequestStateCodec {
       await keys;
       this.#keys = keys;
     } catch (error) {
-      console.error("anubis: reloading the requestState keys failed:", error);
+      logger.error("store.failed", "reloading the requestState keys failed", { error });
       return false;
     }
     return await verifyWithAny(await this.#keys, signature, body);

@@ -348,6 +348,18 @@ export class Session {
    */
   lastActivity: number = Date.now();
   /**
+   * When the session object was made (`performance.now()`), for its duration.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * assert.equal(performance.now() - session.openedAt >= 0, true);
+   * ```
+   */
+  readonly openedAt: number = performance.now();
+  /**
    * Whether the session was closed.
    *
    * @example

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { BusMessage, NotificationBus } from "@anubis/core";
+import { type BusMessage, logger, type NotificationBus } from "@anubis/core";
 import type { KvKeyPart, KvLike } from "@anubis/core/kv";
 import { KvEventStore } from "./kv_event_store.ts";
 
@@ -157,7 +157,7 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
     return this.#publishing = this.#publishing.then(() =>
       this.#log.append(this.#channel, data).then(
         () => {},
-        (error) => console.error("anubis: notification bus publish failed:", error),
+        (error) => logger.error("store.failed", "notification bus publish failed", { error }),
       )
     );
   }
@@ -225,7 +225,7 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
       } catch (error) {
         // A database error must not end following for good: try again soon.
         if (signal.aborted) return;
-        console.error("anubis: notification bus read failed, retrying:", error);
+        logger.error("store.failed", "notification bus read failed, retrying", { error });
         await new Promise((resolve) => {
           const timer = setTimeout(resolve, this.#retryMs);
           signal.addEventListener("abort", () => (clearTimeout(timer), resolve(undefined)), {
@@ -251,7 +251,7 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
       try {
         listener(message as M);
       } catch (error) {
-        console.error("anubis: notification bus listener failed:", error);
+        logger.error("listener.failed", "notification bus listener failed", { error });
       }
     }
   }

@@ -14,6 +14,7 @@ import type {
   SessionRecord,
 } from "@anubis/core";
 import { changeNotification, sessionWantsChange } from "@anubis/core/engine";
+import { logger } from "@anubis/core";
 
 /** Appends in flight at once while a change is recorded. */
 const APPEND_BATCH = 64;
@@ -121,7 +122,7 @@ export class StoredStreamsBus implements NotificationBus {
       try {
         recorded = await this.#record(message);
       } catch (error) {
-        console.error("anubis: recording a change in the stored streams failed:", error);
+        logger.error("store.failed", "recording a change in the stored streams failed", { error });
       }
       await this.#inner.publish({ ...message, delivered: [...message.delivered, ...recorded] });
     });
@@ -185,10 +186,11 @@ export class StoredStreamsBus implements NotificationBus {
       const results = await Promise.allSettled(batch.map((id) => eventStore.append(id, data)));
       results.forEach((result, i) => {
         if (result.status === "fulfilled") recorded.push(batch[i]);
-        else {console.error(
-            `anubis: recording a change for session ${batch[i]} failed:`,
-            result.reason,
-          );}
+        else {
+          logger.error("store.failed", `recording a change for session ${batch[i]} failed`, {
+            error: result.reason,
+          });
+        }
       });
       batch = [];
     };

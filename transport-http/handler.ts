@@ -14,6 +14,7 @@
 import {
   ErrorCode,
   type EventStore,
+  logger,
   type McpServer,
   type NotificationBus,
   type SessionStore,
@@ -211,6 +212,21 @@ async function refuse(request: Request, response: Response): Promise<Response> {
   return response;
 }
 
+/** Logs a refused request with its reason (never a credential) for the operator. */
+function logRefusal(status: number, reason: string, client?: string): void {
+  logger.info("request.refused", `refused a request with ${status}: ${reason}`, {
+    status,
+    reason,
+    client,
+  });
+}
+
+/** The reason of an authentication refusal: its challenge's `error_description`. */
+function authReason(response: Response): string {
+  const challenge = response.headers.get("www-authenticate") ?? "";
+  return /error_description="([^"]*)"/.exec(challenge)?.[1] ?? "no access token";
+}
+
 /**
  * Creates the Streamable HTTP handler of a server. One engine serves every
  * request; nothing is constructed per request beyond the request's own state.
@@ -295,9 +311,11 @@ export function createHttpHandler(
     if (buckets !== undefined) {
       // The caller: its principal, else what identifies the client (a middleware's
       // `client` key, else the remote address), as the per-client caps count it.
-      let wait = buckets.take(principalOf(context?.authInfo) ?? clientOf(context) ?? "");
+      const caller = principalOf(context?.authInfo) ?? clientOf(context);
+      let wait = buckets.take(caller ?? "");
       if (typeof wait !== "number") wait = await wait;
       if (wait > 0) {
+        logRefusal(429, "rate limit exceeded", caller);
         return await refuse(
           request,
           errorResponseOf(
@@ -377,7 +395,10 @@ export function createHttpHandler(
   // below awaits (and catches) whatever it returns.
   const authenticated = async (request: Request, context?: RequestContext) => {
     const outcome = await auth!.authenticate(request);
-    if ("response" in outcome) return await refuse(request, outcome.response);
+    if ("response" in outcome) {
+      logRefusal(outcome.response.status, authReason(outcome.response), clientOf(context));
+      return await refuse(request, outcome.response);
+    }
     // Not a spread: Deno's handler info (the context without a middleware)
     // has getters that build objects on every read.
     const authed: RequestContext = { authInfo: outcome.info };
@@ -400,6 +421,7 @@ export function createHttpHandler(
     }
     const refusal = guard.check(request);
     if (refusal) {
+      logRefusal(refusal.status, refusal.message, clientOf(context));
       return refuse(
         request,
         errorResponseOf(refusal.status, null, ErrorCode.INVALID_REQUEST, refusal.message),
@@ -445,7 +467,7 @@ export function createHttpHandler(
       return cors === undefined ? response : cors.decorate(request, response);
     } catch (error) {
       // A defect or a failing store: answer without leaking details, keep serving.
-      console.error("anubis: HTTP request failed:", error);
+      logger.error("request.failed", "HTTP request failed", { error });
       return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
     }
   };

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ErrorCode, type RequestId } from "@anubis/core";
+import { ErrorCode, logger, type RequestId } from "@anubis/core";
 import {
   batchContentRefusal,
   batchSessionRefusal,
@@ -68,6 +68,10 @@ function requestIdOf(message: JsonRpcMessage): RequestId | null {
  * `Retry-After` of when the table's stalest session can expire.
  */
 function tooManySessions(id: RequestId | null, retryAfterSeconds: number): Response {
+  logger.info("request.refused", "refused a request with 503: the session table is full", {
+    status: 503,
+    reason: "too many sessions",
+  });
   return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", undefined, {
     "retry-after": String(retryAfterSeconds),
   });
@@ -417,7 +421,9 @@ export class LegacyEndpoint {
       );
     } catch (error) {
       release?.();
-      console.error(`anubis: event store failed opening the stream of ${session.id}:`, error);
+      logger.error("store.failed", `event store failed opening the stream of ${session.id}`, {
+        error,
+      });
       return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Event store unavailable");
     }
     // A superseded connection gave its slot back while attaching: take it.
@@ -443,7 +449,9 @@ export class LegacyEndpoint {
       stream = await this.#posts!.resume(session.id!, key, cursor);
     } catch (error) {
       release();
-      console.error(`anubis: event store failed resuming a stream of ${session.id}:`, error);
+      logger.error("store.failed", `event store failed resuming a stream of ${session.id}`, {
+        error,
+      });
       return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Event store unavailable");
     }
     if (!stream) {
@@ -512,7 +520,7 @@ export class LegacyEndpoint {
     try {
       await this.#sessions.end(found);
     } catch (error) {
-      console.error(`anubis: ending session ${found.session.id} failed:`, error);
+      logger.error("store.failed", `ending session ${found.session.id} failed`, { error });
       return errorResponseOf(
         500,
         null,
@@ -541,6 +549,15 @@ export class LegacyEndpoint {
     }
     const client = clientOf(context);
     if (this.#sessions.clientFull(client)) {
+      logger.info(
+        "request.refused",
+        "refused a request with 429: too many sessions for this client",
+        {
+          status: 429,
+          reason: "too many sessions for this client",
+          client,
+        },
+      );
       return errorResponseOf(
         429,
         id,
@@ -573,10 +590,16 @@ export class LegacyEndpoint {
       await this.#sessions.persist(entry);
     } catch (error) {
       this.#sessions.discard(entry);
-      console.error("anubis: session store failed saving a new session:", error);
+      logger.error("store.failed", "session store failed saving a new session", { error });
       return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
     }
-    return jsonTextResponse(text, 200, { "mcp-session-id": entry.session.id! });
+    const { session } = entry;
+    logger.info("session.opened", `session ${session.id} opened (${session.dialect?.version})`, {
+      sessionId: session.id,
+      protocolVersion: session.dialect?.version,
+      transport: "http",
+    });
+    return jsonTextResponse(text, 200, { "mcp-session-id": session.id! });
   }
 
   /**
@@ -607,7 +630,9 @@ export class LegacyEndpoint {
     } catch (error) {
       // The store failed, or the server refused the restore: an internal
       // error (seed 000), not the 404 of a session that does not exist.
-      console.error(`anubis: session ${sessionId} could not be loaded or restored:`, error);
+      logger.error("store.failed", `session ${sessionId} could not be loaded or restored`, {
+        error,
+      });
       return errorResponseOf(
         500,
         id,
@@ -662,7 +687,7 @@ export class LegacyEndpoint {
     try {
       await this.#sessions.persist(entry);
     } catch (error) {
-      console.error(`anubis: session store failed saving ${entry.session.id}:`, error);
+      logger.error("store.failed", `session store failed saving ${entry.session.id}`, { error });
     }
   }
 }

@@ -19,6 +19,7 @@
  */
 
 import type { EventStore, StoredEvent } from "@anubis/core";
+import { logger } from "@anubis/core";
 import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
 import { SseStream } from "./sse_stream.ts";
 
@@ -157,7 +158,7 @@ export class PostStream {
       );
     }, (error) => {
       // Without an opening record the stream cannot be resumed: it goes on unrecorded.
-      console.error(`anubis: event store append failed for session ${sessionId}:`, error);
+      logger.error("store.failed", `event store append failed for session ${sessionId}`, { error });
     });
   }
 
@@ -190,7 +191,9 @@ export class PostStream {
         try {
           id = await this.#streams.store.append(this.#sessionId, `${this.#key}\n${json}`);
         } catch (error) {
-          console.error(`anubis: event store append failed for session ${this.#sessionId}:`, error);
+          logger.error("store.failed", `event store append failed for session ${this.#sessionId}`, {
+            error,
+          });
         }
       }
       this.#offer({ id, json, last });
@@ -546,7 +549,9 @@ export class PostStreams {
         if (write({ id: event.id, data: event.data.slice(prefix.length) })) break;
       }
     } catch (error) {
-      if (stream.open) console.error(`anubis: event store tail failed for ${sessionId}:`, error);
+      if (stream.open) {
+        logger.error("store.failed", `event store tail failed for ${sessionId}`, { error });
+      }
     }
     stream.close();
   }

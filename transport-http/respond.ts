@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ErrorCode } from "@anubis/core";
+import { ErrorCode, logger } from "@anubis/core";
 import type { JsonRpcMessage } from "@anubis/core/engine";
 import { encodeForHttp, notSent } from "./outbound.ts";
 import { errorResponseOf, jsonTextResponse } from "./responses.ts";
@@ -199,7 +199,7 @@ export function respond(
     } catch (error) {
       // Whatever failed, the request is answered (settle runs in a promise
       // callback: a throw here would be an unhandled rejection).
-      console.error("anubis: answering a request failed:", error);
+      logger.error("request.failed", "answering a request failed", { error });
       stream?.close();
       const body = outcome?.body;
       const id = body && !Array.isArray(body) && "id" in body ? body.id : null;
@@ -209,7 +209,7 @@ export function respond(
   run({ emit, lazySignal, closeStream: options.recorded ? closeStream : undefined }).then(
     settle,
     (error) => {
-      console.error("anubis: request failed:", error);
+      logger.error("request.failed", "request failed", { error });
       settle(undefined);
     },
   );

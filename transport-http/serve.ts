@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { McpServer } from "@anubis/core";
+import { logger, type McpServer } from "@anubis/core";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./handler.ts";
 import { isLoopbackHost } from "./origin.ts";
 
@@ -51,10 +51,11 @@ function isOutOfDescriptors(error: unknown): error is Error {
 const RELISTEN_FIRST_MS = 50;
 const RELISTEN_MAX_MS = 1000;
 
-/** The default report of running out of descriptors: one line on stderr. */
+/** The default report of running out of descriptors: one line in the operator's log. */
 export const reportExhausted = (error: Error): void =>
-  console.error(
-    `anubis: ${
+  logger.error(
+    "listen.failed",
+    `${
       error.message.replace(/^Error: /, "")
     }: no new connection can be accepted; listening again once descriptors free up`,
   );

@@ -9,6 +9,7 @@
  */
 
 import type { NotificationBus, SessionStore } from "@anubis/core";
+import { logger } from "@anubis/core";
 import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import type { SessionEntry } from "./session_table.ts";
@@ -110,7 +111,7 @@ export class SessionLinks {
         if (session.closed || signal.aborted) return clearInterval(timer);
         entry.touchedAt = session.lastActivity = Date.now();
         store.touch(session.id!, this.#options.idleMs).catch((error) =>
-          console.error(`anubis: session store failed touching ${session.id}:`, error)
+          logger.error("store.failed", `session store failed touching ${session.id}`, { error })
         );
       };
       touch();

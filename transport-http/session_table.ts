@@ -7,6 +7,7 @@
  */
 
 import type { EventStore, NotificationBus, SessionRecord, SessionStore } from "@anubis/core";
+import { logger } from "@anubis/core";
 import type {
   Engine,
   Exchange,
@@ -60,6 +61,13 @@ export interface SessionTableOptions {
   /** The standalone stream settings, with the event store if any. */
   stream: { eventStore?: EventStore; retryMs: number; graceMs: number; keepAliveMs: number };
 }
+
+/**
+ * Why a session left the table: the client's DELETE, idle expiry, shutdown,
+ * a DELETE at another instance, or a handshake that did not complete
+ * (`refused`: not logged, the session never opened).
+ */
+export type SessionEndReason = "deleted" | "expired" | "shutdown" | "ended elsewhere" | "refused";
 
 /**
  * A live session and its standalone stream.
@@ -442,7 +450,7 @@ export class SessionTable {
       const record = await store.load(id).catch(() => true as const);
       if (record === true) return entry;
       if (record) return this.#refresh(entry, record);
-      if (this.#entries.get(id) === entry) this.discard(entry);
+      if (this.#entries.get(id) === entry) this.discard(entry, "ended elsewhere");
       return undefined;
     }
     if (!store) return undefined;
@@ -620,13 +628,15 @@ export class SessionTable {
   async end(entry: SessionEntry): Promise<void> {
     await this.#options.stream.eventStore?.delete(entry.session.id!);
     await this.#options.sessionStore?.delete(entry.session.id!);
-    this.discard(entry);
+    this.discard(entry, "deleted");
   }
 
   /**
    * Forgets a session locally (a failed handshake, idle expiry, shutdown).
    *
    * @param entry The session.
+   * @param reason Why, for the operator's log (`session.closed`, or
+   *   `session.expired`), written only for a session whose handshake succeeded.
    *
    * @example
    * ```ts
@@ -641,7 +651,7 @@ export class SessionTable {
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const entry = table.create()!;
-   * table.discard(entry);
+   * table.discard(entry, "shutdown");
    * const found = await table.find(entry.session.id!, { transport: "http" });
    * assert.equal(table.size, 0);
    * assert.equal(found, undefined);
@@ -649,9 +659,18 @@ export class SessionTable {
    * engine.close();
    * ```
    */
-  discard(entry: SessionEntry): void {
+  discard(entry: SessionEntry, reason: SessionEndReason = "refused"): void {
     const id = entry.session.id!;
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
+    else reason = "refused"; // already gone from the table: logged then, if ever
+    if (reason !== "refused" && entry.session.dialect && !entry.session.closed) {
+      const expired = reason === "expired";
+      logger.info(
+        expired ? "session.expired" : "session.closed",
+        `session ${id} ${expired ? "expired" : `closed (${reason})`}`,
+        { sessionId: id, reason, transport: "http" },
+      );
+    }
     if (entry.client !== undefined) {
       const held = this.#byClient.get(entry.client);
       if (held?.delete(entry) && held.size === 0) this.#byClient.delete(entry.client);
@@ -711,13 +730,13 @@ export class SessionTable {
   #expire(entry: SessionEntry): void {
     const { session } = entry;
     const store = this.#options.stream.eventStore;
-    this.discard(entry);
+    this.discard(entry, "expired");
     // The session is over for this instance; a shared session store keeps
     // its own TTL, so only the recorded events are dropped here (unless
     // other instances share them: the session may be busy there).
     if (store?.shared) return;
     store?.delete(session.id!).catch((error) =>
-      console.error(`anubis: event store delete failed for session ${session.id}:`, error)
+      logger.error("store.failed", `event store delete failed for session ${session.id}`, { error })
     );
   }
 
@@ -747,7 +766,7 @@ export class SessionTable {
    */
   close(): void {
     this.#links.close();
-    for (const entry of [...this.#entries.values()]) this.discard(entry);
+    for (const entry of [...this.#entries.values()]) this.discard(entry, "shutdown");
   }
 
   /** Whether the table has no room for another session, after expiring idle ones. */
@@ -822,6 +841,11 @@ export class SessionTable {
     }, exchange);
     const entry = this.#register(session);
     entry.saved = savedKey(record);
+    logger.info("session.restored", `session ${id} restored from the session store`, {
+      sessionId: id,
+      protocolVersion: session.dialect?.version,
+      transport: "http",
+    });
     return entry;
   }
 }

@@ -9,6 +9,7 @@
  */
 
 import type { EventStore, StoredEvent } from "@anubis/core";
+import { logger } from "@anubis/core";
 import type { JsonRpcMessage } from "@anubis/core/engine";
 import { encodeForHttp, notSent } from "./outbound.ts";
 import { isPostStreamRecord } from "./post_stream.ts";
@@ -184,7 +185,9 @@ export class StandaloneStream {
       try {
         id = await store.append(this.sessionId, data);
       } catch (error) {
-        console.error(`anubis: event store append failed for session ${this.sessionId}:`, error);
+        logger.error("store.failed", `event store append failed for session ${this.sessionId}`, {
+          error,
+        });
         return;
       }
       this.#offer({ id, data });
@@ -407,7 +410,9 @@ export class StandaloneStream {
       for await (const event of events) this.#deliver(connection, event);
     } catch (error) {
       if (connection.stream.open) {
-        console.error(`anubis: event store tail failed for session ${this.sessionId}:`, error);
+        logger.error("store.failed", `event store tail failed for session ${this.sessionId}`, {
+          error,
+        });
       }
     }
     connection.stream.close();
@@ -424,7 +429,9 @@ export class StandaloneStream {
     this.#grace = setTimeout(() => {
       this.#recording = false;
       store.delete(this.sessionId).catch((error) =>
-        console.error(`anubis: event store delete failed for session ${this.sessionId}:`, error)
+        logger.error("store.failed", `event store delete failed for session ${this.sessionId}`, {
+          error,
+        })
       );
     }, this.#options.graceMs);
   }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ErrorCode, type McpServer } from "@anubis/core";
+import { ErrorCode, logger, type McpServer } from "@anubis/core";
 import {
   batchContentRefusal,
   batchSessionRefusal,
@@ -237,6 +237,12 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     timer = setTimeout(resolve, options.gracePeriodMs ?? 10_000, false);
   });
   if (running > 0) await Promise.race([new Promise<void>((resolve) => idle = resolve), graceOver]);
+  if (session.dialect) {
+    logger.info("session.closed", "session on stdio closed (end of input)", {
+      reason: "end of input",
+      transport: "stdio",
+    });
+  }
   engine.dropSession(session);
   const drained = await Promise.race([lines.drained().then(() => true), graceOver]);
   clearTimeout(timer);
@@ -285,6 +291,16 @@ async function serveDecoded(
       const reply = await engine.handle(decoded.message, exchange);
       // Queued in order; the shutdown waits for the writer to drain.
       if (reply) void write(reply.message);
+      const { message } = decoded;
+      if (
+        reply && "result" in reply.message && "method" in message && message.method === "initialize"
+      ) {
+        const version = session.dialect?.version;
+        logger.info("session.opened", `session opened on stdio (${version})`, {
+          protocolVersion: version,
+          transport: "stdio",
+        });
+      }
     }
   } finally {
     finished();

@@ -9,6 +9,7 @@
 import type { RequestStateCodec, RequestStateKeys } from "../request_state.ts";
 import type { KvKey, KvLike } from "./kv_like.ts";
 import { retryLocked } from "./kv_retry.ts";
+import { logger } from "../logger.ts";
 
 /**
  * Options of {@link SharedRequestStateKeys}.
@@ -223,7 +224,7 @@ export class SharedRequestStateKeys {
     await codec.useKeys(await reload(), reload);
     const timer = setInterval(() => {
       reload().then((keys) => codec.useKeys(keys, reload)).catch((error) =>
-        console.error("anubis: refreshing the requestState keys failed:", error)
+        logger.error("store.failed", "refreshing the requestState keys failed", { error })
       );
     }, refreshMs);
     return () => clearInterval(timer);

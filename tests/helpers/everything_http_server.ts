@@ -66,7 +66,7 @@ export async function startCli(
       throw new Error(`the server did not start:\n${seen}`);
     }
     seen += value;
-    const found = seen.match(/listening on (http:\/\/\S+)/);
+    const found = seen.match(/listening on (http:\/\/[^\s"]+)/);
     if (found) url = new URL(found[1]);
   }
   // Keep draining stderr so the child never blocks on it.

@@ -30,6 +30,8 @@ const NPM_PACKAGES = [
   "@modelcontextprotocol/sdk@1.32.2",
   "@modelcontextprotocol/client@2.4.0",
   "@deno/kv@0.14.0",
+  "@opentelemetry/api@1.9.1",
+  "@opentelemetry/sdk-trace-base@2.12.1",
 ];
 
 /** The sibling dependencies each tarball must name (ARCHITECTURE.md's arrows). */
@@ -188,7 +190,7 @@ Deno.test({
         JSON.stringify({ name: "anubis-node-consumer", private: true, type: "module" }) + "\n",
       );
       await Deno.copyFile(`${FIXTURE}/tsconfig.json`, `${project}/tsconfig.json`);
-      for (const file of ["stdio_server.ts", "http_server.ts", "drive.ts"]) {
+      for (const file of ["stdio_server.ts", "http_server.ts", "drive.ts", "otel_check.ts"]) {
         await Deno.copyFile(`${FIXTURE}/src/${file}`, `${project}/src/${file}`);
       }
       await Deno.writeTextFile(`${project}/src/readme_server.ts`, await readmeNodeServer());
@@ -221,6 +223,22 @@ Deno.test({
           call: `5 (on Node ${(await ok("node", ["--version"], project)).trim()})`,
         });
       });
+
+      await t.step(
+        "telemetry under node: the SDK the program registers gets the spans",
+        async () => {
+          const out = JSON.parse(await ok("node", ["dist/otel_check.js"], project));
+          assert.deepEqual(out, {
+            result: "5",
+            name: "tools/call add",
+            kind: 1, // SERVER
+            traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+            parentSpanId: "00f067aa0ba902b7",
+            tool: "add",
+            operation: "execute_tool",
+          });
+        },
+      );
 
       await t.step("the README's server under node, v1 and v2 clients", async () => {
         const port = freePort();

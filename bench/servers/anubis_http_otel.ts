@@ -1,0 +1,53 @@
+/**
+ * The bare handler of `anubis_http.ts` with telemetry on: the
+ * `@anubis/core/telemetry` middleware, and Deno's built-in OpenTelemetry
+ * exporting to `OTEL_EXPORTER_OTLP_ENDPOINT` (a collector, or
+ * `otlp_sink.ts`, started outside the measured process tree). Deno reads
+ * `OTEL_DENO` only at start, so without it this script runs itself again
+ * with it set, and passes the child's stderr through: the child is a live
+ * descendant, so its CPU time counts in the A/B.
+ *
+ * ```sh
+ * deno run -A bench/servers/otlp_sink.ts &     # prints its endpoint
+ * OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \
+ *   deno task bench:ab .:bench/servers/anubis_http.ts .:bench/servers/anubis_http_otel.ts
+ * ```
+ *
+ * @module
+ */
+
+import { defineServer } from "@anubis/core";
+import { telemetry } from "@anubis/core/telemetry";
+import { createHttpHandler } from "@anubis/transport-http";
+import server from "./echo_server.ts";
+import { serveBench } from "./listening.ts";
+
+// `--api-only`: the middleware on the API's no-op providers (Deno's OpenTelemetry off);
+// `--runtime-only`: Deno's OpenTelemetry on (its HTTP server spans) without the middleware.
+const apiOnly = Deno.args.includes("--api-only");
+const runtimeOnly = Deno.args.includes("--runtime-only");
+if (!apiOnly && Deno.env.get("OTEL_DENO") !== "true") {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--config",
+      new URL("../../deno.json", import.meta.url).pathname,
+      new URL(import.meta.url).pathname,
+      ...Deno.args,
+    ],
+    env: { OTEL_DENO: "true", OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" },
+    stdin: "null",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    Deno.addSignalListener(signal, () => child.kill(signal));
+  }
+  Deno.exit((await child.status).code);
+}
+
+const traced = runtimeOnly
+  ? server
+  : defineServer({ ...server.definition, middleware: [telemetry()] });
+serveBench("anubis-otel", createHttpHandler(traced));

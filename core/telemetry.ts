@@ -1,0 +1,352 @@
+/**
+ * `@anubis/core/telemetry`: OpenTelemetry for an MCP server, following the
+ * OpenTelemetry semantic conventions for the Model Context Protocol
+ * (`gen-ai/mcp`), as a {@link Middleware}: a SERVER span per request and
+ * notification, the `mcp.server.operation.duration` and
+ * `mcp.server.session.duration` histograms, and the client's trace context
+ * from `params._meta`. It depends only on `npm:@opentelemetry/api`: with no
+ * SDK registered (and Deno's built-in OpenTelemetry off) every call is a
+ * no-op, and a server that does not import this module does not load it.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * import { telemetry } from "@anubis/core/telemetry";
+ * import assert from "node:assert/strict";
+ * // On Deno: run with OTEL_DENO=true; on Node: register an OpenTelemetry SDK first.
+ * const server = defineServer({ name: "s", version: "1.0.0", middleware: [telemetry()] });
+ * assert.equal(server.definition.middleware?.length, 1);
+ * ```
+ *
+ * @module
+ */
+
+import {
+  type Attributes,
+  type Context,
+  context as contexts,
+  createTraceState,
+  type Link,
+  metrics,
+  propagation,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  trace,
+} from "@opentelemetry/api";
+
+import { NoReply } from "./dispatch.ts";
+import { McpError } from "./errors.ts";
+import type { Middleware, MiddlewareCall, SessionEnd } from "./middleware.ts";
+
+/**
+ * The bucket boundaries (seconds) the conventions give both duration histograms.
+ *
+ * @example
+ * ```ts
+ * import { DURATION_BUCKETS } from "@anubis/core/telemetry";
+ * import assert from "node:assert/strict";
+ * assert.equal(DURATION_BUCKETS[0], 0.01);
+ * assert.equal(DURATION_BUCKETS.at(-1), 300);
+ * ```
+ */
+export const DURATION_BUCKETS: readonly number[] = Object.freeze([
+  0.01,
+  0.02,
+  0.05,
+  0.1,
+  0.2,
+  0.5,
+  1,
+  2,
+  5,
+  10,
+  30,
+  60,
+  120,
+  300,
+]);
+
+/**
+ * Options of {@link telemetry}.
+ *
+ * @example
+ * ```ts
+ * import type { TelemetryOptions } from "@anubis/core/telemetry";
+ * import assert from "node:assert/strict";
+ * // Tool arguments and results may hold secrets: recorded only when asked.
+ * const options: TelemetryOptions = { recordToolArguments: true, recordToolResults: false };
+ * assert.equal(options.recordToolArguments, true);
+ * ```
+ */
+export interface TelemetryOptions {
+  /** Records a tool call's arguments as `gen_ai.tool.call.arguments` (JSON). Off by default. */
+  recordToolArguments?: boolean;
+  /** Records a tool call's result as `gen_ai.tool.call.result` (JSON). Off by default. */
+  recordToolResults?: boolean;
+  /**
+   * Names a resource request's span after its URI too (`resources/read notes://1`).
+   * Off by default: the conventions warn that URIs make span names of high cardinality.
+   */
+  uriInSpanName?: boolean;
+}
+
+const SCOPE = "@anubis/core";
+const DESCRIPTION = {
+  operation:
+    "MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.",
+  session: "The duration of the MCP session as observed on the MCP server.",
+};
+/** `network.transport` of each transport kind. */
+const NETWORK_TRANSPORT: Readonly<Record<string, string>> = { stdio: "pipe", http: "tcp" };
+/** Methods whose params name a resource URI. */
+const URI_METHODS = new Set([
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "notifications/resources/updated",
+]);
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
+const ZERO_TRACE = "0".repeat(32);
+const ZERO_SPAN = "0".repeat(16);
+
+const META_GETTER: TextMapGetter<Readonly<Record<string, unknown>>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    return typeof value === "string" ? value : undefined;
+  },
+};
+
+/** A W3C `traceparent` (and its `tracestate`) as a remote span context; `undefined` when malformed. */
+function parseTraceparent(
+  traceparent: unknown,
+  tracestate?: unknown,
+): SpanContext | undefined {
+  if (typeof traceparent !== "string") return undefined;
+  const match = TRACEPARENT.exec(traceparent.trim());
+  if (!match) return undefined;
+  const [, version, traceId, spanId, flags] = match;
+  if (version === "ff" || traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
+  if (version === "00" && traceparent.trim().length !== 55) return undefined;
+  const context: SpanContext = {
+    traceId,
+    spanId,
+    traceFlags: parseInt(flags, 16) & 1,
+    isRemote: true,
+  };
+  if (typeof tracestate === "string" && tracestate) {
+    context.traceState = createTraceState(tracestate);
+  }
+  return context;
+}
+
+/** The span's parent: the client's trace context in `_meta`, else the ambient context. */
+function parentOf(meta: Readonly<Record<string, unknown>> | undefined): {
+  parent: Context;
+  fromMeta: boolean;
+} {
+  const active = contexts.active();
+  if (!meta || (meta.traceparent === undefined && meta.baggage === undefined)) {
+    return { parent: active, fromMeta: false };
+  }
+  const parent = propagation.extract(active, meta, META_GETTER);
+  if (trace.getSpanContext(parent) !== trace.getSpanContext(active)) {
+    return { parent, fromMeta: true };
+  }
+  // With no propagator registered the API's is a no-op: read traceparent here
+  // (a context with only baggage in it stays the parent context).
+  const remote = parseTraceparent(meta.traceparent, meta.tracestate);
+  if (!remote) return { parent, fromMeta: false };
+  return { parent: trace.setSpanContext(parent, remote), fromMeta: true };
+}
+
+/** Links: the HTTP request's `traceparent`, and the ambient span when `_meta` gave the parent. */
+function linksOf(call: MiddlewareCall, parent: Context, fromMeta: boolean): Link[] | undefined {
+  let links: Link[] | undefined;
+  const parentSpan = trace.getSpanContext(parent);
+  const add = (context: SpanContext | undefined) => {
+    if (!context || !trace.isSpanContextValid(context)) return;
+    if (parentSpan?.spanId === context.spanId && parentSpan.traceId === context.traceId) return;
+    if (links?.some((link) => link.context.spanId === context.spanId)) return;
+    (links ??= []).push({ context });
+  };
+  const headers = call.frame?.context.headers;
+  if (headers?.traceparent) add(parseTraceparent(headers.traceparent, headers.tracestate));
+  if (fromMeta) add(trace.getSpanContext(contexts.active()));
+  return links;
+}
+
+/** The attributes spans and metrics share, and the span name's target. */
+function describe(call: MiddlewareCall, options: TelemetryOptions): {
+  attributes: Attributes;
+  target?: string;
+} {
+  const { method, params } = call;
+  const attributes: Attributes = { "mcp.method.name": method };
+  let target: string | undefined;
+  if (method === "tools/call" && typeof params.name === "string") {
+    target = params.name;
+    attributes["gen_ai.tool.name"] = target;
+    attributes["gen_ai.operation.name"] = "execute_tool";
+  } else if (method === "prompts/get" && typeof params.name === "string") {
+    target = params.name;
+    attributes["gen_ai.prompt.name"] = target;
+  } else if (options.uriInSpanName && URI_METHODS.has(method) && typeof params.uri === "string") {
+    target = params.uri;
+  }
+  const context = call.frame?.context;
+  const version = context?.protocolVersion ??
+    (typeof params.protocolVersion === "string" ? params.protocolVersion : undefined);
+  if (version) attributes["mcp.protocol.version"] = version;
+  addNetwork(attributes, call.transport);
+  return { attributes, target };
+}
+
+/** `network.transport` (and `network.protocol.name` for HTTP) of a transport kind. */
+function addNetwork(attributes: Attributes, transport: string): void {
+  const network = NETWORK_TRANSPORT[transport];
+  if (network) attributes["network.transport"] = network;
+  if (transport === "http") attributes["network.protocol.name"] = "http";
+}
+
+/** Marks an error outcome on the span (attributes and ERROR status) and the metric's attributes. */
+function fail(span: Span, attributes: Attributes, type: string, code?: string, message = type) {
+  const added: Attributes = { "error.type": type };
+  if (code !== undefined) added["rpc.response.status_code"] = code;
+  Object.assign(attributes, added);
+  span.setAttributes(added);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+const json = (value: unknown): string | undefined => {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The telemetry middleware: put it first in `middleware` so that its span
+ * covers the others. Each request or notification gets a SERVER span named
+ * `{mcp.method.name} {target}` (the tool or prompt name; the resource URI
+ * with `uriInSpanName`) with the conventions' attributes (`mcp.method.name`,
+ * `gen_ai.tool.name`, `gen_ai.prompt.name`, `gen_ai.operation.name`,
+ * `jsonrpc.request.id`, `mcp.resource.uri`, `mcp.protocol.version`,
+ * `mcp.session.id`, `network.transport`, and on failure `error.type`:
+ * `tool_error` for a tool result with `isError`, else the JSON-RPC error code,
+ * also in `rpc.response.status_code`; `cancelled` for a request cancelled
+ * or whose client went away). The `traceparent`, `tracestate` and
+ * `baggage` of `params._meta` make the span's parent (through the global
+ * propagator, or parsed here when none is registered); an HTTP `traceparent`
+ * header, and the ambient span, are linked. Every call is recorded in
+ * `mcp.server.operation.duration`, every initialized legacy session's life
+ * in `mcp.server.session.duration` (seconds, {@link DURATION_BUCKETS}).
+ * Spans and metrics go to the global OpenTelemetry providers: Deno's own with
+ * `OTEL_DENO=true`, or the SDK a Node program registers before serving.
+ *
+ * @param options The opt-in recordings.
+ * @returns The middleware.
+ *
+ * @example
+ * ```ts
+ * import { defineServer } from "@anubis/core";
+ * import { connect } from "@anubis/core/testing";
+ * import { telemetry } from "@anubis/core/telemetry";
+ * import { createDefaultRegistry } from "@anubis/dialects";
+ * import assert from "node:assert/strict";
+ * const server = defineServer({
+ *   name: "weather",
+ *   version: "1.0.0",
+ *   middleware: [telemetry()],
+ *   tools: [{ name: "forecast", handler: () => "Sunny" }],
+ * });
+ * // With no OpenTelemetry SDK registered, the spans and metrics are no-ops.
+ * const client = await connect(server, { registry: createDefaultRegistry() });
+ * const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+ * const result = await client.request("tools/call", { name: "forecast", _meta: { traceparent } });
+ * assert.deepEqual(result.content, [{ type: "text", text: "Sunny" }]);
+ * client.close();
+ * ```
+ */
+export function telemetry(options: TelemetryOptions = {}): Middleware {
+  const tracer = trace.getTracer(SCOPE);
+  const meter = metrics.getMeter(SCOPE);
+  const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
+  const operations = meter.createHistogram("mcp.server.operation.duration", {
+    unit: "s",
+    description: DESCRIPTION.operation,
+    advice,
+  });
+  const sessions = meter.createHistogram("mcp.server.session.duration", {
+    unit: "s",
+    description: DESCRIPTION.session,
+    advice,
+  });
+
+  const middleware: Middleware = async (call, next) => {
+    const started = performance.now();
+    const { attributes, target } = describe(call, options);
+    const spanAttributes: Attributes = { ...attributes };
+    const { params, id } = call;
+    if (id !== undefined && id !== null) spanAttributes["jsonrpc.request.id"] = String(id);
+    if (URI_METHODS.has(call.method) && typeof params.uri === "string") {
+      spanAttributes["mcp.resource.uri"] = params.uri;
+    }
+    const sessionId = call.frame?.context.sessionId;
+    if (sessionId) spanAttributes["mcp.session.id"] = sessionId;
+    if (options.recordToolArguments && call.method === "tools/call") {
+      const args = json(params.arguments ?? {});
+      if (args !== undefined) spanAttributes["gen_ai.tool.call.arguments"] = args;
+    }
+    const meta = params._meta as Readonly<Record<string, unknown>> | undefined;
+    const { parent, fromMeta } = parentOf(meta);
+    const span = tracer.startSpan(
+      target ? `${call.method} ${target}` : call.method,
+      { kind: SpanKind.SERVER, attributes: spanAttributes, links: linksOf(call, parent, fromMeta) },
+      parent,
+    );
+    try {
+      // The span is the handler's ambient one, unless it is the API's no-op
+      // (no SDK registered): then nothing would read it.
+      const result = span.isRecording() || trace.isSpanContextValid(span.spanContext())
+        ? await contexts.with(trace.setSpan(parent, span), next)
+        : await next();
+      if (call.method === "initialize" && typeof result?.protocolVersion === "string") {
+        attributes["mcp.protocol.version"] = result.protocolVersion;
+        span.setAttribute("mcp.protocol.version", result.protocolVersion);
+      }
+      if (call.method === "tools/call" && result) {
+        if (result.isError === true) {
+          // A tool that failed because it was cancelled was cancelled.
+          fail(span, attributes, call.frame?.context.signal.aborted ? "cancelled" : "tool_error");
+        } else if (options.recordToolResults) {
+          const text = json(result);
+          if (text !== undefined) span.setAttribute("gen_ai.tool.call.result", text);
+        }
+      }
+      return result;
+    } catch (error) {
+      if (call.frame?.context.signal.aborted) {
+        fail(span, attributes, "cancelled"); // or its client went away: no answer is sent
+      } else if (!(error instanceof NoReply)) { // NO_REPLY: the server answers by itself
+        const mcpError = McpError.from(error);
+        const code = String(mcpError.code);
+        fail(span, attributes, code, code, mcpError.message);
+      }
+      throw error;
+    } finally {
+      span.end();
+      operations.record((performance.now() - started) / 1000, attributes);
+    }
+  };
+  middleware.sessionEnded = (end: SessionEnd) => {
+    const attributes: Attributes = { "mcp.protocol.version": end.protocolVersion };
+    addNetwork(attributes, end.transport);
+    sessions.record(end.durationMs / 1000, attributes);
+  };
+  return middleware;
+}
