@@ -64,6 +64,37 @@ export function hostCheckWarning(
 }
 
 /**
+ * The warning `serve --http` prints when a non-loopback bind has no header
+ * or idle timeout: `Deno.serve` holds a connection that sends nothing, half a
+ * header, or stays idle, until its client closes it, so clients that merely
+ * hold sockets can use up the process's descriptors.
+ *
+ * @param options The bind address and the timeout flags.
+ * @returns The one-line warning, or `undefined` (loopback, or a timeout set).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { timeoutsWarning } from "@anubis/cli/serve-http";
+ * assert.match(timeoutsWarning({ host: "0.0.0.0" })!, /--idle-timeout/);
+ * assert.equal(timeoutsWarning({ host: "0.0.0.0", limits: { idleTimeoutMs: 5000 } }), undefined);
+ * assert.equal(timeoutsWarning({ host: "127.0.0.1" }), undefined);
+ * ```
+ */
+export function timeoutsWarning(
+  options: Pick<ServeOptions, "host" | "limits">,
+): string | undefined {
+  if (isLoopbackHost(options.host)) return undefined;
+  const limits = options.limits;
+  if (limits?.headersTimeoutMs !== undefined || limits?.idleTimeoutMs !== undefined) {
+    return undefined;
+  }
+  return `anubis: warning: --host ${options.host} is not a loopback address and connections ` +
+    `have no header or idle timeout (Deno.serve has none); pass --header-timeout <ms> and ` +
+    `--idle-timeout <ms> (served on node:http) or put a proxy with such timeouts in front`;
+}
+
+/**
  * The warning for a KV file that exists but is empty (0 bytes): Deno KV then
  * starts a new database in it, so sessions and events it held, if it was
  * truncated, are gone. A file that does not exist yet is a first start and
@@ -466,6 +497,10 @@ export async function serveHttp(
   const warning = hostCheckWarning(options);
   if (warning) {
     logger.warn("host.unchecked", warning.replace(/^anubis: /, ""), { host: options.host });
+  }
+  const timeouts = timeoutsWarning(options);
+  if (timeouts) {
+    logger.warn("timeouts.off", timeouts.replace(/^anubis: /, ""), { host: options.host });
   }
   const databases = new KvDatabases();
   let joined: JoinedInstances | undefined;

@@ -70,6 +70,12 @@ Deno.test("cli warnings: a non-loopback bind without --allowed-host warns once, 
     assert.equal(warnings.length, 1, stderr);
     assert.match(warnings[0], /--host 0\.0\.0\.0 is not a loopback address/);
     assert.match(warnings[0], /--allowed-host <host>/);
+    // And once that its connections have no header or idle timeout, naming the flags.
+    const timeouts = stderr.split("\n").filter((line) =>
+      line.includes("no header or idle timeout")
+    );
+    assert.equal(timeouts.length, 1, stderr);
+    assert.match(timeouts[0], /--header-timeout <ms> and --idle-timeout <ms>/);
     assert.doesNotMatch(stderr, /listening on/);
   } finally {
     holder.close();
