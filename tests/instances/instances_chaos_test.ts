@@ -12,12 +12,21 @@
  * every watcher read each change at most once, in order, and every change
  * whose raising call was answered, even by an instance killed right after
  * (a change is recorded for every session before its call is answered).
+ *
+ * The instances keep their tasks on the same KV file (`--task-store kv:`), and
+ * a task worker in a legacy session creates task-augmented `slow_compute`
+ * calls (0.3-1.5 s) through the proxy, polls `tasks/get` through it until the
+ * task ends and cancels some. At the end every task whose creation was
+ * answered is terminal and stays so: completed, cancelled (when its cancel
+ * was accepted), or failed by an instance that was killed, within the lease
+ * (`LEASE_MS`) of the kill.
  */
 
 import assert from "node:assert/strict";
 import { initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
 import { headers2026 } from "../helpers/http_helpers.ts";
 import { type Instance, startInstance } from "../helpers/instances_process.ts";
+import { LEASE_MS } from "../../core/tasks.ts";
 
 const VERSION = "2025-11-25";
 const INSTANCES = 3;
@@ -27,6 +36,12 @@ const KILL_EVERY_MS = 3_000;
 const WATCHERS = 3;
 const SESSION_WORKERS = 2;
 const STATELESS_WORKERS = 3;
+/** Tasks the task worker keeps running at once. */
+const TASKS_IN_FLIGHT = 4;
+/** How often a task is polled, in ms. */
+const TASK_POLL_MS = 250;
+/** One in this many tasks is cancelled after its first poll. */
+const CANCEL_ONE_IN = 4;
 /** Attempts per request before the test gives up on it. */
 const ATTEMPTS = 40;
 
@@ -45,6 +60,10 @@ const tally = {
   streamsOpened: 0,
   streamsEnded: 0,
   streamsCut: 0,
+  tasksCreated: 0,
+  tasksCancelsSent: 0,
+  tasksCancelsTooLate: 0,
+  taskPolls: 0,
 };
 
 /** A retryable failure: the proxy's 502/503, or the connection cut under the response. */
@@ -123,7 +142,7 @@ async function send(
       const text = await response.text().catch(() => {
         throw new Retryable();
       });
-      const json = text ? JSON.parse(text) : {};
+      const json = parseAnswer(text, response.headers.get("content-type"));
       tally.answered++;
       const slot = Number(response.headers.get("x-slot"));
       return { json, status: response.status, slot, at: Date.now(), attempts: attempt + 1 };
@@ -135,6 +154,15 @@ async function send(
   }
   tally.gaveUp++;
   throw new Error("a request kept failing");
+}
+
+/** A JSON answer, or the SSE stream's message with a result or an error. */
+function parseAnswer(text: string, type: string | null): Record<string, unknown> {
+  if (!text) return {};
+  if (!type?.includes("text/event-stream")) return JSON.parse(text);
+  const messages = text.split("\n").filter((l) => l.startsWith("data: ") && l.length > 6)
+    .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+  return messages.find((m) => "result" in m || "error" in m) ?? {};
 }
 
 function legacyHeaders(sessionId: string): Record<string, string> {
@@ -252,6 +280,126 @@ async function statelessWork(proxy: Proxy, stop: AbortSignal) {
   }
 }
 
+/** A task whose creation was answered, and what became of it. */
+interface TaskSeen {
+  id: string;
+  /** The slot that created it (and runs it), and when. */
+  slot: number;
+  createdAt: number;
+  /** Whether a cancel of it was accepted. */
+  cancelled: boolean;
+  /** Its terminal status and message, and when a poll first saw it. */
+  status?: string;
+  statusMessage?: string;
+  endedAt?: number;
+}
+
+const tasksSeen: TaskSeen[] = [];
+/** Polls stop here, terminal or not (set when the load stops: a lease and some slack). */
+let pollUntil = Infinity;
+
+type Obj = Record<string, unknown>;
+
+/** A legacy request of a session through the proxy (retried as `send` does). */
+function rpc(proxy: Proxy, sessionId: string, id: number, method: string, params: Obj) {
+  return send(proxy, { jsonrpc: "2.0", id, method, params }, legacyHeaders(sessionId));
+}
+
+/** Polls a task through the proxy until it is terminal (or the drain ends); cancels some. */
+async function followTask(proxy: Proxy, sessionId: string, task: TaskSeen, rpcId: () => number) {
+  const get = async () => {
+    tally.taskPolls++;
+    const { json } = await rpc(proxy, sessionId, rpcId(), "tasks/get", { taskId: task.id });
+    assert.ok(json.result, `tasks/get ${task.id}: ${JSON.stringify(json)}`);
+    return json.result as Obj;
+  };
+  const cancel = Math.random() * CANCEL_ONE_IN < 1;
+  for (let polls = 0; Date.now() < pollUntil; polls++) {
+    await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
+    const current = await get();
+    const status = current.status as string;
+    if (status === "completed" || status === "failed" || status === "cancelled") {
+      task.status = status;
+      task.statusMessage = current.statusMessage as string | undefined;
+      task.endedAt = Date.now();
+      return;
+    }
+    assert.equal(status, "working", JSON.stringify(current));
+    if (cancel && polls === 0) {
+      tally.tasksCancelsSent++;
+      const { json } = await rpc(proxy, sessionId, rpcId(), "tasks/cancel", { taskId: task.id });
+      const error = json.error as { message: string } | undefined;
+      if ((json.result as Obj | undefined)?.status === "cancelled") task.cancelled = true;
+      // Ended meanwhile, or a retried cancel whose first attempt was accepted.
+      else if (error && /already (completed|failed|cancelled)/.test(error.message)) {
+        tally.tasksCancelsTooLate++;
+        if (/already cancelled/.test(error.message)) task.cancelled = true;
+      } else assert.fail(`tasks/cancel ${task.id}: ${JSON.stringify(json)}`);
+    }
+  }
+}
+
+/**
+ * The task worker: one legacy session creating task-augmented `slow_compute`
+ * calls through the proxy, a few at a time, each followed to its end.
+ */
+async function taskWork(proxy: Proxy, stop: AbortSignal) {
+  const sessionId = await retryInitialize(proxy);
+  let id = 0;
+  const rpcId = () => ++id;
+  const following = new Set<Promise<void>>();
+  while (!stop.aborted) {
+    while (following.size >= TASKS_IN_FLIGHT) await Promise.race(following);
+    const seconds = Math.round(3 + Math.random() * 12) / 10;
+    const answer = await rpc(proxy, sessionId, rpcId(), "tools/call", {
+      name: "slow_compute",
+      arguments: { seconds },
+      task: {},
+    });
+    if (answer.status === 404) tally.lostSessions++;
+    const created = (answer.json.result as Obj | undefined)?.task as Obj | undefined;
+    assert.equal(created?.status, "working", JSON.stringify(answer.json));
+    tally.tasksCreated++;
+    const task: TaskSeen = {
+      id: created!.taskId as string,
+      slot: answer.slot,
+      createdAt: answer.at,
+      cancelled: false,
+    };
+    tasksSeen.push(task);
+    const followed: Promise<void> = followTask(proxy, sessionId, task, rpcId)
+      .finally(() => following.delete(followed));
+    following.add(followed);
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 150));
+  }
+  await Promise.all(following);
+  // Every ended task stays as it ended (an outcome is written once).
+  for (const task of tasksSeen.filter((t) => t.status)) {
+    const { json } = await rpc(proxy, sessionId, rpcId(), "tasks/get", { taskId: task.id });
+    assert.equal((json.result as Obj).status, task.status, `task ${task.id} moved`);
+  }
+}
+
+/** Every task ended: completed, cancelled when asked, or failed by a kill within the lease. */
+function assertTasks(): void {
+  assert.ok(tally.tasksCreated > 0, "tasks were created");
+  for (const task of tasksSeen) {
+    const label = `task ${task.id} (slot ${task.slot})`;
+    assert.ok(task.status, `${label} stuck working`);
+    if (task.cancelled) assert.equal(task.status, "cancelled", label);
+    else assert.notEqual(task.status, "cancelled", `${label}: cancelled unasked`);
+    if (task.status !== "failed") continue;
+    // Failed only because the instance running it died, and within a lease of that.
+    assert.match(task.statusMessage ?? "", /instance running the task stopped/, label);
+    const death = deaths.find((d) => d.slot === task.slot && d.at >= task.createdAt - 1_000);
+    assert.ok(death, `${label} failed but its instance was not killed`);
+    assert.ok(
+      task.endedAt! - death.at <= LEASE_MS + 3_000,
+      `${label} failed ${task.endedAt! - death.at} ms after the kill`,
+    );
+  }
+}
+
 Deno.test({
   name: "instances: chaos: 3 instances, round-robin, random SIGKILL + restart under load",
   sanitizeResources: false,
@@ -264,7 +412,10 @@ Deno.test({
     const stopWatching = new AbortController();
     const everyInstance: Instance[] = [];
     const start = async (slot: number) => {
-      const instance = Object.assign(await startInstance(kvPath), { slot });
+      const instance = Object.assign(
+        await startInstance(kvPath, "both", ["--task-store", `kv:${kvPath}`]),
+        { slot },
+      );
       everyInstance.push(instance);
       proxy.backends.push(instance);
     };
@@ -285,6 +436,7 @@ Deno.test({
       const workers = [
         ...Array.from({ length: SESSION_WORKERS }, () => sessionWork(proxy, stopLoad.signal)),
         ...Array.from({ length: STATELESS_WORKERS }, () => statelessWork(proxy, stopLoad.signal)),
+        taskWork(proxy, stopLoad.signal),
       ];
       const chaos = (async () => {
         const until = Date.now() + LOAD_MS;
@@ -304,6 +456,8 @@ Deno.test({
         }
       })();
       await chaos;
+      // Tasks orphaned by the last kill fail within a lease of it.
+      pollUntil = Date.now() + LEASE_MS + 5_000;
       stopLoad.abort();
       await Promise.all(workers);
 
@@ -330,6 +484,13 @@ Deno.test({
           )
         ).length,
         received: seen.map((s) => s.length),
+        ...Object.fromEntries(
+          ["completed", "cancelled", "failed"].map((status) => [
+            `tasks${status[0].toUpperCase()}${status.slice(1)}`,
+            tasksSeen.filter((t) => t.status === status).length,
+          ]),
+        ),
+        tasksStuck: tasksSeen.filter((t) => !t.status).length,
       };
       console.error(`chaos figures: ${JSON.stringify(figures)}`);
       assert.ok(tally.kills >= 3, "the chaos ran");
@@ -343,6 +504,7 @@ Deno.test({
         assert.ok(ids.length >= required, `watcher ${w} read ${ids.length} of ${required}`);
         assert.ok(ids.length <= triggerAttempts - watchedFrom[w], `watcher ${w}: more than raised`);
       }
+      assertTasks();
     } finally {
       stopLoad.abort();
       stopWatching.abort();
