@@ -14,12 +14,13 @@
  * (a change is recorded for every session before its call is answered).
  *
  * The instances keep their tasks on the same KV file (`--task-store kv:`), and
- * a task worker in a legacy session creates task-augmented `slow_compute`
- * calls (0.3-1.5 s) through the proxy, polls `tasks/get` through it until the
- * task ends and cancels some. At the end every task whose creation was
- * answered is terminal and stays so: completed, cancelled (when its cancel
- * was accepted), or failed by an instance that was killed, within the lease
- * (`LEASE_MS`) of the kill.
+ * two task workers, one in a legacy session (2025-11-25 `params.task`) and one
+ * stateless (the 2026-07-28 tasks extension), create `slow_compute` tasks
+ * (0.3-1.5 s) through the proxy, poll `tasks/get` through it until each task
+ * ends and cancel some. At the end every task whose creation was answered is
+ * terminal and stays so: completed, cancelled (only when a cancel was sent),
+ * or failed by an instance that was killed, within the lease (`LEASE_MS`) of
+ * the kill.
  */
 
 import assert from "node:assert/strict";
@@ -283,11 +284,14 @@ async function statelessWork(proxy: Proxy, stop: AbortSignal) {
 /** A task whose creation was answered, and what became of it. */
 interface TaskSeen {
   id: string;
+  /** The protocol version of the worker that created it. */
+  era: string;
   /** The slot that created it (and runs it), and when. */
   slot: number;
   createdAt: number;
-  /** Whether a cancel of it was accepted. */
-  cancelled: boolean;
+  /** Whether a cancel was sent, and whether it was accepted (`undefined`: the answer does not say). */
+  cancelSent: boolean;
+  cancelled?: boolean;
   /** Its terminal status and message, and when a poll first saw it. */
   status?: string;
   statusMessage?: string;
@@ -300,23 +304,101 @@ let pollUntil = Infinity;
 
 type Obj = Record<string, unknown>;
 
-/** A legacy request of a session through the proxy (retried as `send` does). */
+/** One era's task requests through the proxy (each retried as `send` does). */
+interface TaskWire {
+  era: string;
+  /** A task-augmented `slow_compute` call: the task, and the slot that created it when. */
+  create(seconds: number): Promise<{ id: string; slot: number; at: number }>;
+  get(taskId: string): Promise<Obj>;
+  /** Whether the cancel was accepted; `undefined` where the answer does not say. */
+  cancel(taskId: string): Promise<boolean | undefined>;
+}
+
+/** A legacy request of a session through the proxy. */
 function rpc(proxy: Proxy, sessionId: string, id: number, method: string, params: Obj) {
   return send(proxy, { jsonrpc: "2.0", id, method, params }, legacyHeaders(sessionId));
 }
 
-/** Polls a task through the proxy until it is terminal (or the drain ends); cancels some. */
-async function followTask(proxy: Proxy, sessionId: string, task: TaskSeen, rpcId: () => number) {
-  const get = async () => {
-    tally.taskPolls++;
-    const { json } = await rpc(proxy, sessionId, rpcId(), "tasks/get", { taskId: task.id });
-    assert.ok(json.result, `tasks/get ${task.id}: ${JSON.stringify(json)}`);
-    return json.result as Obj;
+/** 2025-11-25 tasks in one legacy session: `params.task`, `tasks/cancel` says if it was too late. */
+async function legacyTasks(proxy: Proxy): Promise<TaskWire> {
+  const sessionId = await retryInitialize(proxy);
+  let id = 0;
+  const call = (method: string, params: Obj) => rpc(proxy, sessionId, ++id, method, params);
+  return {
+    era: VERSION,
+    async create(seconds) {
+      const answer = await call("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds },
+        task: {},
+      });
+      if (answer.status === 404) tally.lostSessions++;
+      const created = (answer.json.result as Obj | undefined)?.task as Obj | undefined;
+      assert.equal(created?.status, "working", JSON.stringify(answer.json));
+      return { id: created!.taskId as string, slot: answer.slot, at: answer.at };
+    },
+    async get(taskId) {
+      const { json } = await call("tasks/get", { taskId });
+      assert.ok(json.result, `tasks/get ${taskId}: ${JSON.stringify(json)}`);
+      return json.result as Obj;
+    },
+    async cancel(taskId) {
+      const { json } = await call("tasks/cancel", { taskId });
+      if ((json.result as Obj | undefined)?.status === "cancelled") return true;
+      // Ended meanwhile, or a retried cancel whose first attempt was accepted.
+      const error = json.error as { message: string } | undefined;
+      const late = error?.message.match(/already (completed|failed|cancelled)/);
+      if (!late) assert.fail(`tasks/cancel ${taskId}: ${JSON.stringify(json)}`);
+      tally.tasksCancelsTooLate++;
+      return late[1] === "cancelled";
+    },
   };
-  const cancel = Math.random() * CANCEL_ONE_IN < 1;
+}
+
+/** 2026-07-28 tasks (the extension), no session: `tasks/cancel` is idempotent and says nothing. */
+function statelessTasks(proxy: Proxy): TaskWire {
+  const meta = {
+    "io.modelcontextprotocol/clientCapabilities": {
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    },
+  };
+  let id = 0;
+  const call = async (method: string, params: Obj) => {
+    const name = (params.taskId ?? params.name) as string;
+    const answer = await send(
+      proxy,
+      request2026(++id, method, params, meta),
+      headers2026(method, name),
+    );
+    assert.ok(answer.json.result, `${method} ${name}: ${JSON.stringify(answer.json)}`);
+    return { ...answer, result: answer.json.result as Obj };
+  };
+  return {
+    era: "2026-07-28",
+    async create(seconds) {
+      const { result, slot, at } = await call("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds },
+      });
+      assert.equal(result.resultType, "task", JSON.stringify(result));
+      return { id: result.taskId as string, slot, at };
+    },
+    async get(taskId) {
+      return (await call("tasks/get", { taskId })).result;
+    },
+    async cancel(taskId) {
+      await call("tasks/cancel", { taskId });
+      return undefined;
+    },
+  };
+}
+
+/** Polls a task through the proxy until it is terminal (or the drain ends); cancels some. */
+async function followTask(wire: TaskWire, task: TaskSeen) {
   for (let polls = 0; Date.now() < pollUntil; polls++) {
     await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
-    const current = await get();
+    tally.taskPolls++;
+    const current = await wire.get(task.id);
     const status = current.status as string;
     if (status === "completed" || status === "failed" || status === "cancelled") {
       task.status = status;
@@ -325,69 +407,58 @@ async function followTask(proxy: Proxy, sessionId: string, task: TaskSeen, rpcId
       return;
     }
     assert.equal(status, "working", JSON.stringify(current));
-    if (cancel && polls === 0) {
+    if (task.cancelSent && polls === 0) {
       tally.tasksCancelsSent++;
-      const { json } = await rpc(proxy, sessionId, rpcId(), "tasks/cancel", { taskId: task.id });
-      const error = json.error as { message: string } | undefined;
-      if ((json.result as Obj | undefined)?.status === "cancelled") task.cancelled = true;
-      // Ended meanwhile, or a retried cancel whose first attempt was accepted.
-      else if (error && /already (completed|failed|cancelled)/.test(error.message)) {
-        tally.tasksCancelsTooLate++;
-        if (/already cancelled/.test(error.message)) task.cancelled = true;
-      } else assert.fail(`tasks/cancel ${task.id}: ${JSON.stringify(json)}`);
+      task.cancelled = await wire.cancel(task.id);
     }
   }
 }
 
 /**
- * The task worker: one legacy session creating task-augmented `slow_compute`
- * calls through the proxy, a few at a time, each followed to its end.
+ * A task worker: task-augmented `slow_compute` calls of one era through the
+ * proxy, a few at a time, each followed to its end.
  */
-async function taskWork(proxy: Proxy, stop: AbortSignal) {
-  const sessionId = await retryInitialize(proxy);
-  let id = 0;
-  const rpcId = () => ++id;
+async function taskWork(wire: TaskWire | Promise<TaskWire>, stop: AbortSignal) {
+  const tasks = await wire;
   const following = new Set<Promise<void>>();
+  const mine: TaskSeen[] = [];
   while (!stop.aborted) {
     while (following.size >= TASKS_IN_FLIGHT) await Promise.race(following);
-    const seconds = Math.round(3 + Math.random() * 12) / 10;
-    const answer = await rpc(proxy, sessionId, rpcId(), "tools/call", {
-      name: "slow_compute",
-      arguments: { seconds },
-      task: {},
-    });
-    if (answer.status === 404) tally.lostSessions++;
-    const created = (answer.json.result as Obj | undefined)?.task as Obj | undefined;
-    assert.equal(created?.status, "working", JSON.stringify(answer.json));
+    const created = await tasks.create(Math.round(3 + Math.random() * 12) / 10);
     tally.tasksCreated++;
     const task: TaskSeen = {
-      id: created!.taskId as string,
-      slot: answer.slot,
-      createdAt: answer.at,
-      cancelled: false,
+      id: created.id,
+      era: tasks.era,
+      slot: created.slot,
+      createdAt: created.at,
+      cancelSent: Math.random() * CANCEL_ONE_IN < 1,
     };
-    tasksSeen.push(task);
-    const followed: Promise<void> = followTask(proxy, sessionId, task, rpcId)
+    mine.push(task);
+    const followed: Promise<void> = followTask(tasks, task)
       .finally(() => following.delete(followed));
     following.add(followed);
     await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 150));
   }
   await Promise.all(following);
+  tasksSeen.push(...mine);
   // Every ended task stays as it ended (an outcome is written once).
-  for (const task of tasksSeen.filter((t) => t.status)) {
-    const { json } = await rpc(proxy, sessionId, rpcId(), "tasks/get", { taskId: task.id });
-    assert.equal((json.result as Obj).status, task.status, `task ${task.id} moved`);
+  for (const task of mine.filter((t) => t.status)) {
+    assert.equal((await tasks.get(task.id)).status, task.status, `task ${task.id} moved`);
   }
 }
 
 /** Every task ended: completed, cancelled when asked, or failed by a kill within the lease. */
 function assertTasks(): void {
-  assert.ok(tally.tasksCreated > 0, "tasks were created");
+  for (const era of [VERSION, "2026-07-28"]) {
+    assert.ok(tasksSeen.some((t) => t.era === era), `${era} tasks were created`);
+  }
   for (const task of tasksSeen) {
-    const label = `task ${task.id} (slot ${task.slot})`;
+    const label = `${task.era} task ${task.id} (slot ${task.slot})`;
     assert.ok(task.status, `${label} stuck working`);
     if (task.cancelled) assert.equal(task.status, "cancelled", label);
-    else assert.notEqual(task.status, "cancelled", `${label}: cancelled unasked`);
+    if (!task.cancelSent || task.cancelled === false) {
+      assert.notEqual(task.status, "cancelled", `${label}: cancelled unasked`);
+    }
     if (task.status !== "failed") continue;
     // Failed only because the instance running it died, and within a lease of that.
     assert.match(task.statusMessage ?? "", /instance running the task stopped/, label);
@@ -436,7 +507,8 @@ Deno.test({
       const workers = [
         ...Array.from({ length: SESSION_WORKERS }, () => sessionWork(proxy, stopLoad.signal)),
         ...Array.from({ length: STATELESS_WORKERS }, () => statelessWork(proxy, stopLoad.signal)),
-        taskWork(proxy, stopLoad.signal),
+        taskWork(legacyTasks(proxy), stopLoad.signal),
+        taskWork(statelessTasks(proxy), stopLoad.signal),
       ];
       const chaos = (async () => {
         const until = Date.now() + LOAD_MS;
@@ -484,13 +556,20 @@ Deno.test({
           )
         ).length,
         received: seen.map((s) => s.length),
-        ...Object.fromEntries(
-          ["completed", "cancelled", "failed"].map((status) => [
-            `tasks${status[0].toUpperCase()}${status.slice(1)}`,
-            tasksSeen.filter((t) => t.status === status).length,
-          ]),
+        // Per era: created, completed, cancelled, failed, stuck (not terminal).
+        tasks: Object.fromEntries(
+          [VERSION, "2026-07-28"].map((era) => {
+            const of = tasksSeen.filter((t) => t.era === era);
+            const count = (status?: string) => of.filter((t) => t.status === status).length;
+            return [era, {
+              created: of.length,
+              completed: count("completed"),
+              cancelled: count("cancelled"),
+              failed: count("failed"),
+              stuck: count(undefined),
+            }];
+          }),
         ),
-        tasksStuck: tasksSeen.filter((t) => !t.status).length,
       };
       console.error(`chaos figures: ${JSON.stringify(figures)}`);
       assert.ok(tally.kills >= 3, "the chaos ran");
