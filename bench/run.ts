@@ -444,7 +444,7 @@ async function taskTable(): Promise<Table> {
       "their own sqlite files: one commit of a new task-sized value per operation (the raw " +
       "commit rate), and the fewest KV operations of a durable round trip (a checked create, a read " +
       "then a checked write of the outcome, a read: two commits). The rows are taken in turn " +
-      "for 3 rounds and each keeps its best.",
+      "for 6 rounds and each keeps its best.",
     rows: results.map(({ name, ...result }) => ({ name, result })),
     baselines: [RAW_COMMIT, RAW_ROUND_TRIP],
   };
