@@ -3,7 +3,7 @@
  * baselines started in the same run, then `bench/RESULTS.md`.
  *
  * Flags: `--quick` (short runs, written to `bench/results/quick.md`),
- * `--only=stateless,legacy,sessions,stdio,stores,memory,cold,node`,
+ * `--only=stateless,legacy,sessions,stdio,stores,tasks,memory,cold,node`,
  * `--seconds=N` (measured seconds per HTTP/stdio run), `--out=PATH`,
  * `--session-clients=N` (client processes of the Node-client session table),
  * `--no-check-bodies` (wrk does not check the answers; on by default, and a
@@ -389,15 +389,20 @@ async function stdioTables(): Promise<Table[]> {
   return tables;
 }
 
-async function storeTables(): Promise<Table[]> {
-  log("event stores");
+/** Runs a store benchmark in its own process: its `BENCH {...}` lines, parsed. */
+async function benchProcess(script: string): Promise<({ name: string } & Measurement)[]> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", "bench/store_load.ts", String(quick ? 0.6 : 3)],
+    args: ["run", "-A", "--unstable-kv", script, String(quick ? 0.6 : 3)],
     cwd: ROOT,
     stderr: "inherit",
   }).output();
-  const results = new TextDecoder().decode(output.stdout).split("\n")
+  return new TextDecoder().decode(output.stdout).split("\n")
     .filter((line) => line.startsWith("BENCH ")).map((line) => JSON.parse(line.slice(6)));
+}
+
+async function storeTables(): Promise<Table[]> {
+  log("event stores");
+  const results = await benchProcess("bench/store_load.ts");
   const rowsFor = (op: string): Row[] =>
     results.filter((r) => r.name.endsWith(` ${op}`))
       .map(({ name, ...result }) => ({ name: name.slice(0, -op.length - 1), result }));
@@ -422,6 +427,27 @@ async function storeTables(): Promise<Table[]> {
       baselines: [raw],
     },
   ];
+}
+
+const RAW_COMMIT = "raw KV commit";
+const RAW_ROUND_TRIP = "raw KV round trip";
+
+async function taskTable(): Promise<Table> {
+  log("task stores");
+  const results = await benchProcess("bench/task_load.ts");
+  return {
+    key: "tasks",
+    title: "Task stores: create → complete → tasks/get round trips",
+    setup: "In one process, one round trip at a time: store a new task (as before a " +
+      "task-augmented `tools/call` is answered), store its outcome, read it back (`tasks/get`); " +
+      "req/s is round trips per second. Beside them, in the same run, two raw Deno KV loops on " +
+      "their own sqlite files: one commit of a new task-sized value per operation (the raw " +
+      "commit rate), and the fewest KV operations of a durable round trip (a checked create, a read " +
+      "then a checked write of the outcome, a read: two commits). The rows are taken in turn " +
+      "for 6 rounds and each keeps its best.",
+    rows: results.map(({ name, ...result }) => ({ name, result })),
+    baselines: [RAW_COMMIT, RAW_ROUND_TRIP],
+  };
 }
 
 async function memoryTable(): Promise<Table> {
@@ -561,6 +587,20 @@ const TARGETS: Target[] = [
     baseline: "raw KV read-then-commit",
     atLeast: 0.8,
   },
+  {
+    label: "KV task round trips ≥ 60% of the raw KV commit rate (two commits each: at most 50%)",
+    table: "tasks",
+    row: "KV store",
+    baseline: RAW_COMMIT,
+    atLeast: 0.6,
+  },
+  {
+    label: "KV task round trips ≥ 60% of a raw KV round trip loop",
+    table: "tasks",
+    row: "KV store",
+    baseline: RAW_ROUND_TRIP,
+    atLeast: 0.6,
+  },
 ];
 
 async function text(command: string, args: string[]): Promise<string> {
@@ -643,6 +683,7 @@ if (import.meta.main) {
   if (wanted("sessions")) tables.push(await sessionsTable(), await sessionsFromNodeTable());
   if (wanted("stdio")) tables.push(...await stdioTables());
   if (wanted("stores")) tables.push(...await storeTables());
+  if (wanted("tasks")) tables.push(await taskTable());
   if (wanted("memory")) tables.push(await memoryTable());
   if (wanted("cold")) tables.push(await coldTable());
   if (wanted("node")) tables.push(...await nodeTables(node));

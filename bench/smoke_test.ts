@@ -182,14 +182,27 @@ for (const spec of Object.values(STDIO)) {
   });
 }
 
-Deno.test("bench smoke: the event store benchmark runs", options, async () => {
+/** Runs a store benchmark briefly; the names of the rows it printed. */
+async function benchRows(script: string): Promise<string[]> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", "bench/store_load.ts", "0.05"],
+    args: ["run", "-A", "--unstable-kv", script, "0.05"],
     cwd: ROOT,
   }).output();
   assert.ok(output.success, new TextDecoder().decode(output.stderr));
-  const names = new TextDecoder().decode(output.stdout).split("\n")
+  return new TextDecoder().decode(output.stdout).split("\n")
     .filter((line) => line.startsWith("BENCH ")).map((line) => JSON.parse(line.slice(6)).name);
+}
+
+Deno.test("bench smoke: the event store benchmark runs", options, async () => {
+  const names = await benchRows("bench/store_load.ts");
   assert.ok(names.includes("raw KV read-then-commit append"), names.join(", "));
   assert.ok(names.includes("KV store append"), names.join(", "));
+});
+
+Deno.test("bench smoke: the task store benchmark runs", options, async () => {
+  const names = await benchRows("bench/task_load.ts");
+  assert.deepEqual(
+    names.toSorted(),
+    ["KV store", "memory store", "raw KV commit", "raw KV round trip"],
+  );
 });

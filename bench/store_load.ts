@@ -25,7 +25,8 @@ const EVENT = JSON.stringify({
 /** How many events a replay returns. */
 const REPLAY_EVENTS = 500;
 
-async function timed(seconds: number, op: () => Promise<unknown>): Promise<Measurement> {
+/** Runs `op` one at a time for `seconds`: its rate and latency percentiles. */
+export async function timed(seconds: number, op: () => Promise<unknown>): Promise<Measurement> {
   const latencies: number[] = [];
   const start = performance.now();
   const end = start + seconds * 1000;
@@ -47,9 +48,14 @@ async function timed(seconds: number, op: () => Promise<unknown>): Promise<Measu
 }
 
 /** How many rounds take the stores in turn; each store keeps its best round. */
-const ROUNDS = 3;
+export const ROUNDS = 3;
 
-function better(best: Map<string, Measurement>, name: string, measurement: Measurement): void {
+/** Keeps `measurement` as `name`'s when it is the fastest so far. */
+export function better(
+  best: Map<string, Measurement>,
+  name: string,
+  measurement: Measurement,
+): void {
   const seen = best.get(name);
   if (!seen || measurement.rps > seen.rps) best.set(name, measurement);
 }
@@ -102,11 +108,15 @@ function rawKv(kv: Deno.Kv): Store {
   };
 }
 
-function emit(name: string, measurement: Measurement): void {
+/** Prints one `BENCH {...}` line for the orchestrator. */
+export function emit(name: string, measurement: Measurement): void {
   console.log(`BENCH ${JSON.stringify({ name, ...measurement })}`);
 }
 
-async function importFirst(specifiers: string[]): Promise<Record<string, unknown> | undefined> {
+/** The first of `specifiers` that imports (a package not in the workspace yet falls through). */
+export async function importFirst(
+  specifiers: string[],
+): Promise<Record<string, unknown> | undefined> {
   for (const specifier of specifiers) {
     try {
       return await import(specifier);

@@ -28,12 +28,15 @@ import {
  */
 export interface MemoryTaskStoreOptions {
   /**
-   * The most tasks kept (default 10 000). When full, expired tasks go first,
-   * then the oldest terminal ones; a store full of running tasks refuses new
-   * ones.
+   * The most tasks kept (default 10 000). When full, expired tasks go first
+   * (a full store looks for them at most once a second), then the oldest
+   * terminal ones; a store full of running tasks refuses new ones.
    */
   maxTasks?: number;
 }
+
+/** How often a full store may look through every task for expired ones, in ms. */
+const SWEEP_MS = 1_000;
 
 interface Entry {
   record: TaskRecord;
@@ -66,6 +69,9 @@ export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Entry>();
   readonly #owners = new Map<string, Set<string>>();
   #seq = 0;
+  /** No task expires before this (a lower bound: the earliest expiry created since the last sweep). */
+  #nextExpiry = Infinity;
+  #lastSweep = -Infinity;
 
   /**
    * Creates an empty store.
@@ -115,6 +121,7 @@ export class MemoryTaskStore implements TaskStore {
       return Promise.reject(new Error("The task store is full"));
     }
     this.#tasks.set(record.id, { record: structuredClone(record), seq: ++this.#seq });
+    if (record.expiresAt !== null) this.#nextExpiry = Math.min(this.#nextExpiry, record.expiresAt);
     let owned = this.#owners.get(record.owner);
     if (!owned) this.#owners.set(record.owner, owned = new Set());
     owned.add(record.id);
@@ -268,12 +275,28 @@ export class MemoryTaskStore implements TaskStore {
     if (owned?.size === 0) this.#owners.delete(entry.record.owner);
   }
 
-  /** Makes room: every expired task, else the oldest terminal one. */
+  /**
+   * Makes room: every expired task, else the oldest task that is terminal (or
+   * expired). The look through every task runs only when one may have
+   * expired, at most once per `SWEEP_MS`; otherwise the oldest tasks are
+   * usually finished ones, so making room costs a step or a few, not the
+   * whole store.
+   */
   #reclaim(): void {
-    for (const id of [...this.#tasks.keys()]) this.#live(id);
-    if (this.#tasks.size < this.#max) return;
-    for (const [id, entry] of this.#tasks) {
-      if (isTerminal(entry.record.status)) return this.#drop(id);
+    const now = Date.now();
+    if (now >= this.#nextExpiry && now - this.#lastSweep >= SWEEP_MS) {
+      this.#lastSweep = now;
+      this.#nextExpiry = Infinity;
+      for (const [id, { record }] of this.#tasks) {
+        if (record.expiresAt === null) continue;
+        if (record.expiresAt <= now) this.#drop(id);
+        else this.#nextExpiry = Math.min(this.#nextExpiry, record.expiresAt);
+      }
+      if (this.#tasks.size < this.#max) return;
+    }
+    for (const [id, { record }] of this.#tasks) {
+      const expired = record.expiresAt !== null && record.expiresAt <= now;
+      if (expired || isTerminal(record.status)) return this.#drop(id);
     }
   }
 }

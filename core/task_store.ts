@@ -227,7 +227,8 @@ export interface TaskPage {
  */
 export interface TaskStore {
   /**
-   * Stores a new task.
+   * Stores a new task; of concurrent creations of one id exactly one
+   * succeeds, and an expired task of the same id is replaced.
    *
    * @param record The task.
    * @throws When the id exists.

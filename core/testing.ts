@@ -269,6 +269,21 @@ export function taskStoreContract(make: StoreFactory<TaskStore>): ContractCase[]
       await assert.rejects(store.create(task("t1", "someone else")));
       assert.equal((await store.get("t1"))?.owner, "owner");
     },
+    "concurrent creations of one id: exactly one wins": async (store) => {
+      const owners = ["a", "b", "c", "d"];
+      const made = await Promise.allSettled(owners.map((o) => store.create(task("t1", o))));
+      const won = made.flatMap((m, i) => m.status === "fulfilled" ? [owners[i]] : []);
+      assert.equal(won.length, 1);
+      assert.equal((await store.get("t1"))?.owner, won[0]);
+      assert.deepEqual((await store.list(won[0])).tasks.map((t) => t.id), ["t1"]);
+    },
+    "create replaces an expired task of the same id": async (store) => {
+      await store.create(task("t1", "old", 30));
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      await store.create(task("t1", "new"));
+      assert.equal((await store.get("t1"))?.owner, "new");
+      await assert.rejects(store.create(task("t1", "third")));
+    },
     "an outcome is written once, and a terminal task never moves": async (store) => {
       await store.create(task("t1"));
       const result = { content: [{ type: "text", text: "x".repeat(20_000) }] };

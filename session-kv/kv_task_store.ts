@@ -260,17 +260,19 @@ export class KvTaskStore implements TaskStore {
 
   /**
    * Replaces a task atomically with what `next` makes of the live one (or
-   * `undefined`: nothing to write), retrying lost races.
+   * `undefined`: nothing to write), retrying lost races. A creation (`creating`)
+   * first commits without reading, checked on the key being absent (a new id
+   * is nearly always free); only when that check fails does it read.
    */
   async #write(
     id: string,
     next: (current: TaskRecord | undefined) => TaskRecord | undefined,
-    indexed = false,
+    creating = false,
   ): Promise<TaskRecord | undefined> {
     const key = this.#key(id);
     const deadline = Date.now() + this.#retryMs;
     for (let attempt = 0;; attempt++) {
-      const current = await this.#read(id);
+      const current = creating && attempt === 0 ? undefined : await this.#read(id);
       const record = next(current?.record);
       if (!record) return undefined;
       if (current?.record && record === current.record) return record;
@@ -291,12 +293,13 @@ export class KvTaskStore implements TaskStore {
       for (let part = writes.length; part < (current?.value.header.parts ?? 0); part++) {
         op.delete([...key, part]);
       }
-      if (indexed) op.set(this.#ownerKey(record), 1, { expireIn });
+      if (creating) op.set(this.#ownerKey(record), 1, { expireIn });
       if ((await retryLocked(() => op.commit(), this.#retryMs)).ok) {
         return JSON.parse(decoder.decode(bytes));
       }
       if (Date.now() >= deadline) throw new Error(`Could not write task ${id}: kept losing races`);
-      await backoff(attempt);
+      // The unread first attempt of a creation found the id taken: read it now, at once.
+      if (!(creating && attempt === 0)) await backoff(attempt);
     }
   }
 }

@@ -12,12 +12,22 @@
  * every watcher read each change at most once, in order, and every change
  * whose raising call was answered, even by an instance killed right after
  * (a change is recorded for every session before its call is answered).
+ *
+ * The instances keep their tasks on the same KV file (`--task-store kv:`), and
+ * two task workers, one in a legacy session (2025-11-25 `params.task`) and one
+ * stateless (the 2026-07-28 tasks extension), create `slow_compute` tasks
+ * (0.3-1.5 s) through the proxy, poll `tasks/get` through it until each task
+ * ends and cancel some. At the end every task whose creation was answered is
+ * terminal and stays so: completed, cancelled (only when a cancel was sent),
+ * or failed by an instance that was killed, within the lease (`LEASE_MS`) of
+ * the kill.
  */
 
 import assert from "node:assert/strict";
 import { initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
 import { headers2026 } from "../helpers/http_helpers.ts";
 import { type Instance, startInstance } from "../helpers/instances_process.ts";
+import { LEASE_MS } from "../../core/tasks.ts";
 
 const VERSION = "2025-11-25";
 const INSTANCES = 3;
@@ -27,6 +37,12 @@ const KILL_EVERY_MS = 3_000;
 const WATCHERS = 3;
 const SESSION_WORKERS = 2;
 const STATELESS_WORKERS = 3;
+/** Tasks the task worker keeps running at once. */
+const TASKS_IN_FLIGHT = 4;
+/** How often a task is polled, in ms. */
+const TASK_POLL_MS = 250;
+/** One in this many tasks is cancelled after its first poll. */
+const CANCEL_ONE_IN = 4;
 /** Attempts per request before the test gives up on it. */
 const ATTEMPTS = 40;
 
@@ -45,6 +61,10 @@ const tally = {
   streamsOpened: 0,
   streamsEnded: 0,
   streamsCut: 0,
+  tasksCreated: 0,
+  tasksCancelsSent: 0,
+  tasksCancelsTooLate: 0,
+  taskPolls: 0,
 };
 
 /** A retryable failure: the proxy's 502/503, or the connection cut under the response. */
@@ -123,7 +143,7 @@ async function send(
       const text = await response.text().catch(() => {
         throw new Retryable();
       });
-      const json = text ? JSON.parse(text) : {};
+      const json = parseAnswer(text, response.headers.get("content-type"));
       tally.answered++;
       const slot = Number(response.headers.get("x-slot"));
       return { json, status: response.status, slot, at: Date.now(), attempts: attempt + 1 };
@@ -135,6 +155,15 @@ async function send(
   }
   tally.gaveUp++;
   throw new Error("a request kept failing");
+}
+
+/** A JSON answer, or the SSE stream's message with a result or an error. */
+function parseAnswer(text: string, type: string | null): Record<string, unknown> {
+  if (!text) return {};
+  if (!type?.includes("text/event-stream")) return JSON.parse(text);
+  const messages = text.split("\n").filter((l) => l.startsWith("data: ") && l.length > 6)
+    .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+  return messages.find((m) => "result" in m || "error" in m) ?? {};
 }
 
 function legacyHeaders(sessionId: string): Record<string, string> {
@@ -252,6 +281,196 @@ async function statelessWork(proxy: Proxy, stop: AbortSignal) {
   }
 }
 
+/** A task whose creation was answered, and what became of it. */
+interface TaskSeen {
+  id: string;
+  /** The protocol version of the worker that created it. */
+  era: string;
+  /** The slot that created it (and runs it), and when. */
+  slot: number;
+  createdAt: number;
+  /** Whether a cancel was sent, and whether it was accepted (`undefined`: the answer does not say). */
+  cancelSent: boolean;
+  cancelled?: boolean;
+  /** Its terminal status and message, and when a poll first saw it. */
+  status?: string;
+  statusMessage?: string;
+  endedAt?: number;
+}
+
+const tasksSeen: TaskSeen[] = [];
+/** Polls stop here, terminal or not (set when the load stops: a lease and some slack). */
+let pollUntil = Infinity;
+
+type Obj = Record<string, unknown>;
+
+/** One era's task requests through the proxy (each retried as `send` does). */
+interface TaskWire {
+  era: string;
+  /** A task-augmented `slow_compute` call: the task, and the slot that created it when. */
+  create(seconds: number): Promise<{ id: string; slot: number; at: number }>;
+  get(taskId: string): Promise<Obj>;
+  /** Whether the cancel was accepted; `undefined` where the answer does not say. */
+  cancel(taskId: string): Promise<boolean | undefined>;
+}
+
+/** A legacy request of a session through the proxy. */
+function rpc(proxy: Proxy, sessionId: string, id: number, method: string, params: Obj) {
+  return send(proxy, { jsonrpc: "2.0", id, method, params }, legacyHeaders(sessionId));
+}
+
+/** 2025-11-25 tasks in one legacy session: `params.task`, `tasks/cancel` says if it was too late. */
+async function legacyTasks(proxy: Proxy): Promise<TaskWire> {
+  const sessionId = await retryInitialize(proxy);
+  let id = 0;
+  const call = (method: string, params: Obj) => rpc(proxy, sessionId, ++id, method, params);
+  return {
+    era: VERSION,
+    async create(seconds) {
+      const answer = await call("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds },
+        task: {},
+      });
+      if (answer.status === 404) tally.lostSessions++;
+      const created = (answer.json.result as Obj | undefined)?.task as Obj | undefined;
+      assert.equal(created?.status, "working", JSON.stringify(answer.json));
+      return { id: created!.taskId as string, slot: answer.slot, at: answer.at };
+    },
+    async get(taskId) {
+      const { json } = await call("tasks/get", { taskId });
+      assert.ok(json.result, `tasks/get ${taskId}: ${JSON.stringify(json)}`);
+      return json.result as Obj;
+    },
+    async cancel(taskId) {
+      const { json } = await call("tasks/cancel", { taskId });
+      if ((json.result as Obj | undefined)?.status === "cancelled") return true;
+      // Ended meanwhile, or a retried cancel whose first attempt was accepted.
+      const error = json.error as { message: string } | undefined;
+      const late = error?.message.match(/already (completed|failed|cancelled)/);
+      if (!late) assert.fail(`tasks/cancel ${taskId}: ${JSON.stringify(json)}`);
+      tally.tasksCancelsTooLate++;
+      return late[1] === "cancelled";
+    },
+  };
+}
+
+/** 2026-07-28 tasks (the extension), no session: `tasks/cancel` is idempotent and says nothing. */
+function statelessTasks(proxy: Proxy): TaskWire {
+  const meta = {
+    "io.modelcontextprotocol/clientCapabilities": {
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    },
+  };
+  let id = 0;
+  const call = async (method: string, params: Obj) => {
+    const name = (params.taskId ?? params.name) as string;
+    const answer = await send(
+      proxy,
+      request2026(++id, method, params, meta),
+      headers2026(method, name),
+    );
+    assert.ok(answer.json.result, `${method} ${name}: ${JSON.stringify(answer.json)}`);
+    return { ...answer, result: answer.json.result as Obj };
+  };
+  return {
+    era: "2026-07-28",
+    async create(seconds) {
+      const { result, slot, at } = await call("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds },
+      });
+      assert.equal(result.resultType, "task", JSON.stringify(result));
+      return { id: result.taskId as string, slot, at };
+    },
+    async get(taskId) {
+      return (await call("tasks/get", { taskId })).result;
+    },
+    async cancel(taskId) {
+      await call("tasks/cancel", { taskId });
+      return undefined;
+    },
+  };
+}
+
+/** Polls a task through the proxy until it is terminal (or the drain ends); cancels some. */
+async function followTask(wire: TaskWire, task: TaskSeen) {
+  for (let polls = 0; Date.now() < pollUntil; polls++) {
+    await new Promise((resolve) => setTimeout(resolve, TASK_POLL_MS));
+    tally.taskPolls++;
+    const current = await wire.get(task.id);
+    const status = current.status as string;
+    if (status === "completed" || status === "failed" || status === "cancelled") {
+      task.status = status;
+      task.statusMessage = current.statusMessage as string | undefined;
+      task.endedAt = Date.now();
+      return;
+    }
+    assert.equal(status, "working", JSON.stringify(current));
+    if (task.cancelSent && polls === 0) {
+      tally.tasksCancelsSent++;
+      task.cancelled = await wire.cancel(task.id);
+    }
+  }
+}
+
+/**
+ * A task worker: task-augmented `slow_compute` calls of one era through the
+ * proxy, a few at a time, each followed to its end.
+ */
+async function taskWork(wire: TaskWire | Promise<TaskWire>, stop: AbortSignal) {
+  const tasks = await wire;
+  const following = new Set<Promise<void>>();
+  const mine: TaskSeen[] = [];
+  while (!stop.aborted) {
+    while (following.size >= TASKS_IN_FLIGHT) await Promise.race(following);
+    const created = await tasks.create(Math.round(3 + Math.random() * 12) / 10);
+    tally.tasksCreated++;
+    const task: TaskSeen = {
+      id: created.id,
+      era: tasks.era,
+      slot: created.slot,
+      createdAt: created.at,
+      cancelSent: Math.random() * CANCEL_ONE_IN < 1,
+    };
+    mine.push(task);
+    const followed: Promise<void> = followTask(tasks, task)
+      .finally(() => following.delete(followed));
+    following.add(followed);
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 150));
+  }
+  await Promise.all(following);
+  tasksSeen.push(...mine);
+  // Every ended task stays as it ended (an outcome is written once).
+  for (const task of mine.filter((t) => t.status)) {
+    assert.equal((await tasks.get(task.id)).status, task.status, `task ${task.id} moved`);
+  }
+}
+
+/** Every task ended: completed, cancelled when asked, or failed by a kill within the lease. */
+function assertTasks(): void {
+  for (const era of [VERSION, "2026-07-28"]) {
+    assert.ok(tasksSeen.some((t) => t.era === era), `${era} tasks were created`);
+  }
+  for (const task of tasksSeen) {
+    const label = `${task.era} task ${task.id} (slot ${task.slot})`;
+    assert.ok(task.status, `${label} stuck working`);
+    if (task.cancelled) assert.equal(task.status, "cancelled", label);
+    if (!task.cancelSent || task.cancelled === false) {
+      assert.notEqual(task.status, "cancelled", `${label}: cancelled unasked`);
+    }
+    if (task.status !== "failed") continue;
+    // Failed only because the instance running it died, and within a lease of that.
+    assert.match(task.statusMessage ?? "", /instance running the task stopped/, label);
+    const death = deaths.find((d) => d.slot === task.slot && d.at >= task.createdAt - 1_000);
+    assert.ok(death, `${label} failed but its instance was not killed`);
+    assert.ok(
+      task.endedAt! - death.at <= LEASE_MS + 3_000,
+      `${label} failed ${task.endedAt! - death.at} ms after the kill`,
+    );
+  }
+}
+
 Deno.test({
   name: "instances: chaos: 3 instances, round-robin, random SIGKILL + restart under load",
   sanitizeResources: false,
@@ -264,7 +483,10 @@ Deno.test({
     const stopWatching = new AbortController();
     const everyInstance: Instance[] = [];
     const start = async (slot: number) => {
-      const instance = Object.assign(await startInstance(kvPath), { slot });
+      const instance = Object.assign(
+        await startInstance(kvPath, "both", ["--task-store", `kv:${kvPath}`]),
+        { slot },
+      );
       everyInstance.push(instance);
       proxy.backends.push(instance);
     };
@@ -285,6 +507,8 @@ Deno.test({
       const workers = [
         ...Array.from({ length: SESSION_WORKERS }, () => sessionWork(proxy, stopLoad.signal)),
         ...Array.from({ length: STATELESS_WORKERS }, () => statelessWork(proxy, stopLoad.signal)),
+        taskWork(legacyTasks(proxy), stopLoad.signal),
+        taskWork(statelessTasks(proxy), stopLoad.signal),
       ];
       const chaos = (async () => {
         const until = Date.now() + LOAD_MS;
@@ -304,6 +528,8 @@ Deno.test({
         }
       })();
       await chaos;
+      // Tasks orphaned by the last kill fail within a lease of it.
+      pollUntil = Date.now() + LEASE_MS + 5_000;
       stopLoad.abort();
       await Promise.all(workers);
 
@@ -330,6 +556,20 @@ Deno.test({
           )
         ).length,
         received: seen.map((s) => s.length),
+        // Per era: created, completed, cancelled, failed, stuck (not terminal).
+        tasks: Object.fromEntries(
+          [VERSION, "2026-07-28"].map((era) => {
+            const of = tasksSeen.filter((t) => t.era === era);
+            const count = (status?: string) => of.filter((t) => t.status === status).length;
+            return [era, {
+              created: of.length,
+              completed: count("completed"),
+              cancelled: count("cancelled"),
+              failed: count("failed"),
+              stuck: count(undefined),
+            }];
+          }),
+        ),
       };
       console.error(`chaos figures: ${JSON.stringify(figures)}`);
       assert.ok(tally.kills >= 3, "the chaos ran");
@@ -343,6 +583,7 @@ Deno.test({
         assert.ok(ids.length >= required, `watcher ${w} read ${ids.length} of ${required}`);
         assert.ok(ids.length <= triggerAttempts - watchedFrom[w], `watcher ${w}: more than raised`);
       }
+      assertTasks();
     } finally {
       stopLoad.abort();
       stopWatching.abort();
