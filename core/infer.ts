@@ -10,11 +10,6 @@
 
 import type { JsonSchema } from "./json_schema.ts";
 
-// The properties whose schema gives a `default`: present, as the server fills them in.
-type Defaulted<P> = { [K in keyof P]: P[K] extends { readonly default: unknown } ? K : never }[
-  keyof P
-];
-
 /**
  * The type a JSON Schema literal (written `as const`, or inline where a
  * server infers it) describes: `type` (one or a list), `enum`, `const`,
@@ -46,8 +41,11 @@ export type FromJsonSchema<S, D extends number = 8> = [D] extends [never] ? unkn
   : S extends { readonly type: "array"; readonly items: infer I }
     ? FromJsonSchema<I, [never, 0, 1, 2, 3, 4, 5, 6, 7][D]>[]
   : S extends { readonly properties: infer P }
-    ? (S extends { readonly required: readonly (infer R)[] } ? R | Defaulted<P>
-      : Defaulted<P>) extends infer R ?
+  // Required, or given a `default` (the server fills it in): present.
+    ? (
+      | (S extends { readonly required: readonly (infer R)[] } ? R : never)
+      | { [K in keyof P]: P[K] extends { readonly default: unknown } ? K : never }[keyof P]
+    ) extends infer R ?
         & { -readonly [K in keyof P & R]: FromJsonSchema<P[K], [never, 0, 1, 2, 3, 4, 5, 6, 7][D]> }
         & {
           -readonly [K in Exclude<keyof P, R>]?: FromJsonSchema<

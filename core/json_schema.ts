@@ -250,7 +250,8 @@ export function toJsonSchema(schema: JsonSchema | StandardSchemaV1): JsonSchema 
   return converter.input({ target: "draft-2020-12" });
 }
 
-type Filler = (value: Record<string, unknown>) => Record<string, unknown>;
+/** Fills a validated value's defaults in (see {@link defaultsFiller}). */
+export type Filler = (value: Record<string, unknown>) => Record<string, unknown>;
 
 /**
  * What fills the `default`s of a JSON Schema's object properties into a

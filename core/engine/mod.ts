@@ -33,7 +33,16 @@ export { type Era, LOG_LEVELS } from "../types.ts";
 export * from "../meta.ts";
 export * from "../dialect.ts";
 export * from "../registry.ts";
-export * from "../json_schema.ts";
+export {
+  compileValidator,
+  isStandardSchema,
+  type JsonSchema,
+  type StandardResult,
+  type StandardSchemaV1,
+  toJsonSchema,
+  type Validation,
+  type Validator,
+} from "../json_schema.ts";
 export * from "../pagination.ts";
 export * from "../notifier.ts";
 export * from "../notification_bus.ts";
