@@ -30,9 +30,21 @@ const gc = (globalThis as { gc?: () => void }).gc;
 
 const URL_ = "http://127.0.0.1/mcp";
 
+// With the `Content-Length` every client sends (wrk, fetch), so the handler
+// reads the body as it does under `Deno.serve`, not as an unannounced stream.
+const announced = new WeakMap<WireRequest, Record<string, string>>();
+function headersOf(wire: WireRequest): Record<string, string> {
+  let headers = announced.get(wire);
+  if (!headers) {
+    const length = String(new TextEncoder().encode(wire.body).byteLength);
+    announced.set(wire, headers = { ...wire.headers, "content-length": length });
+  }
+  return headers;
+}
+
 async function send(handler: Handler, wire: WireRequest): Promise<Response> {
   const response = await handler(
-    new Request(URL_, { method: "POST", body: wire.body, headers: wire.headers }),
+    new Request(URL_, { method: "POST", body: wire.body, headers: headersOf(wire) }),
   );
   await response.text();
   return response;
