@@ -335,10 +335,15 @@ export class Engine {
    */
   validateEnvelope(request: JsonRpcRequest | JsonRpcNotification): McpError | undefined {
     const meta = request.params?._meta;
-    // The claimed version's own envelope; the newest one's when it claims no stateless version.
-    const claimed = this.registry.get(
-      (meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion],
+    return this.#checkEnvelope(
+      meta,
+      this.registry.get((meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion]),
     );
+  }
+
+  /** {@link validateEnvelope} with the claimed version's dialect already looked up. */
+  #checkEnvelope(meta: unknown, claimed: Dialect | undefined): McpError | undefined {
+    // The claimed version's own envelope; the newest one's when it claims no stateless version.
     let schema = claimed?.era === "stateless" ? claimed.requestMetaSchema : undefined;
     if (!schema) {
       if (this.#metaSchema === undefined) {
@@ -369,6 +374,10 @@ export class Engine {
    *
    * @param message The decoded message.
    * @param exchange Its surroundings.
+   * @param dialect For a request whose `_meta` claims a stateless version, that
+   * version's served dialect when the transport already looked it up (as
+   * {@link dialect} with `"stateless"` gives it): the era is then not decided
+   * again, nor the version looked up again. Absent, the engine decides.
    * @returns The reply, if any.
    *
    * @example
@@ -392,7 +401,11 @@ export class Engine {
    * engine.close();
    * ```
    */
-  async handle(message: JsonRpcMessage, exchange: Exchange): Promise<Reply | undefined> {
+  async handle(
+    message: JsonRpcMessage,
+    exchange: Exchange,
+    dialect?: Dialect,
+  ): Promise<Reply | undefined> {
     try {
       if (!("method" in message)) {
         exchange.session?.resolve(message);
@@ -405,11 +418,16 @@ export class Engine {
         if (handled) await handled;
         return undefined;
       }
-      const claim = classifyEra(message);
       const mark = this.server.notify.published;
-      const reply = claim.era === "stateless"
-        ? await this.#stateless(message, exchange, claim.version)
-        : await this.#legacy(message, exchange);
+      let reply: Reply | undefined;
+      if (dialect !== undefined) {
+        reply = await this.#stateless(message, exchange, dialect.version, dialect);
+      } else {
+        const claim = classifyEra(message);
+        reply = claim.era === "stateless"
+          ? await this.#stateless(message, exchange, claim.version)
+          : await this.#legacy(message, exchange);
+      }
       // Changes raised while it ran reach the other instances' stored
       // streams before this answer leaves (nothing to wait for without a bus).
       const recorded = this.server.notify.recorded(mark);
@@ -740,10 +758,15 @@ export class Engine {
     request: JsonRpcRequest,
     exchange: Exchange,
     version: unknown,
+    resolved?: Dialect,
   ): Promise<Reply | undefined> {
-    const envelope = this.validateEnvelope(request);
+    // Looked up once: the served dialect also names the envelope's schema.
+    const dialect = resolved ?? this.dialect(version, "stateless");
+    const envelope = this.#checkEnvelope(
+      request.params?._meta,
+      dialect ?? this.registry.get(version),
+    );
     if (envelope) return errorReply(request, envelope, "stateless");
-    const dialect = this.dialect(version, "stateless");
     if (!dialect) {
       return errorReply(
         request,

@@ -225,7 +225,10 @@ export class StatelessEndpoint {
     // suspended frame of its own.
     const engine = this.#engine;
     const id = "id" in message ? message.id : null;
-    const refused = checkStatelessHeaders(message, version, request.headers, engine);
+    // Looked up once for the header ladder and the engine, which takes the
+    // era as decided here.
+    const dialect = engine.dialect(version, "stateless");
+    const refused = checkStatelessHeaders(message, version, request.headers, engine, dialect);
     if (refused) {
       // The `_meta` envelope is the earlier rung of the ladder.
       const error = engine.validateEnvelope(message) ?? refused;
@@ -240,7 +243,7 @@ export class StatelessEndpoint {
     }
     return respond(async (controls) => {
       try {
-        const reply = await engine.handle(message, { ...exchange, ...controls });
+        const reply = await engine.handle(message, { ...exchange, ...controls }, dialect);
         if (reply) return { body: reply.message, status: reply.status };
         if (!this.#closed) return undefined;
         return {
