@@ -211,6 +211,28 @@ async function refuse(request: Request, response: Response): Promise<Response> {
   return response;
 }
 
+/** The answer to a body that could not be read. */
+function unreadable(error: unknown): Response {
+  if (error instanceof BodyTimeoutError) {
+    return errorResponseOf(
+      408,
+      null,
+      ErrorCode.INVALID_REQUEST,
+      `Request Timeout: ${error.message}`,
+      undefined,
+      { connection: "close" },
+    );
+  }
+  // The client went away mid-body (or sent a broken one): its fault, not
+  // a defect to log, and most likely nobody reads this answer.
+  return errorResponseOf(
+    400,
+    null,
+    ErrorCode.INVALID_REQUEST,
+    "Bad Request: the body could not be read",
+  );
+}
+
 /**
  * Creates the Streamable HTTP handler of a server. One engine serves every
  * request; nothing is constructed per request beyond the request's own state.
@@ -291,29 +313,36 @@ export function createHttpHandler(
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
-  const post = async (request: Request, context?: RequestContext): Promise<Response> => {
-    if (buckets !== undefined) {
-      // The caller: its principal, else what identifies the client (a middleware's
-      // `client` key, else the remote address), as the per-client caps count it.
-      let wait = buckets.take(principalOf(context?.authInfo) ?? clientOf(context) ?? "");
-      if (typeof wait !== "number") wait = await wait;
-      if (wait > 0) {
-        return await refuse(
-          request,
-          errorResponseOf(
-            429,
-            null,
-            -32000,
-            "Too Many Requests: rate limit exceeded",
-            { retryAfterMs: wait },
-            { "retry-after": String(Math.ceil(wait / 1000)) },
-          ),
-        );
-      }
+  // Not async: an async function allocates its frame and promises on every
+  // call, more than a continuation does.
+  const post = (request: Request, context?: RequestContext): Promise<Response> =>
+    buckets !== undefined ? limited(request, context) : admitted(request, context);
+
+  const limited = async (request: Request, context?: RequestContext): Promise<Response> => {
+    // The caller: its principal, else what identifies the client (a middleware's
+    // `client` key, else the remote address), as the per-client caps count it.
+    let wait = buckets!.take(principalOf(context?.authInfo) ?? clientOf(context) ?? "");
+    if (typeof wait !== "number") wait = await wait;
+    if (wait > 0) {
+      return await refuse(
+        request,
+        errorResponseOf(
+          429,
+          null,
+          -32000,
+          "Too Many Requests: rate limit exceeded",
+          { retryAfterMs: wait },
+          { "retry-after": String(Math.ceil(wait / 1000)) },
+        ),
+      );
     }
+    return await admitted(request, context);
+  };
+
+  const admitted = (request: Request, context?: RequestContext): Promise<Response> => {
     const type = request.headers.get("content-type");
     if (type === null || !JSON_TYPE.test(type)) {
-      return await refuse(
+      return refuse(
         request,
         errorResponseOf(
           415,
@@ -323,29 +352,20 @@ export function createHttpHandler(
         ),
       );
     }
-    let decoded: Decoded | undefined;
-    try {
-      decoded = await readMessage(request, maxBodyBytes, clock);
-    } catch (error) {
-      if (error instanceof BodyTimeoutError) {
-        return errorResponseOf(
-          408,
-          null,
-          ErrorCode.INVALID_REQUEST,
-          `Request Timeout: ${error.message}`,
-          undefined,
-          { connection: "close" },
-        );
-      }
-      // The client went away mid-body (or sent a broken one): its fault, not
-      // a defect to log, and most likely nobody reads this answer.
-      return errorResponseOf(
-        400,
-        null,
-        ErrorCode.INVALID_REQUEST,
-        "Bad Request: the body could not be read",
-      );
-    }
+    return readAndServe(request, context);
+  };
+
+  const readAndServe = (request: Request, context?: RequestContext): Promise<Response> =>
+    readMessage(request, maxBodyBytes, clock).then(
+      (decoded) => serveDecoded(request, decoded, context),
+      unreadable,
+    );
+
+  const serveDecoded = (
+    request: Request,
+    decoded: Decoded | undefined,
+    context?: RequestContext,
+  ): Response | Promise<Response> => {
     if (decoded === undefined) {
       return errorResponseOf(
         413,
@@ -358,18 +378,18 @@ export function createHttpHandler(
       case "invalid":
         return jsonResponse(decoded.error, 400);
       case "batch":
-        return await legacy.batch(request, decoded.entries, context);
+        return legacy.batch(request, decoded.entries, context);
       case "request":
       case "notification": {
         const claim = classifyEra(decoded.message);
         if (claim.era === "stateless") {
-          return await stateless.post(request, decoded.message, claim.version, context);
+          return stateless.post(request, decoded.message, claim.version, context);
         }
         return stateless.unclaimed(request, decoded.message) ??
-          await legacy.post(request, decoded.message, context);
+          legacy.post(request, decoded.message, context);
       }
       default:
-        return await legacy.post(request, decoded.message, context);
+        return legacy.post(request, decoded.message, context);
     }
   };
 
