@@ -211,6 +211,12 @@ async function refuse(request: Request, response: Response): Promise<Response> {
   return response;
 }
 
+/** A defect or a failing store: answer without leaking details, keep serving. */
+function failed(error: unknown): Response {
+  console.error("anubis: HTTP request failed:", error);
+  return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
+}
+
 /** The answer to a body that could not be read. */
 function unreadable(error: unknown): Response {
   if (error instanceof BodyTimeoutError) {
@@ -455,18 +461,25 @@ export function createHttpHandler(
     }
   };
 
-  const handler = async (
+  const decorated = async (request: Request, context?: RequestContext): Promise<Response> => {
+    try {
+      return cors!.decorate(request, await handle(request, context));
+    } catch (error) {
+      return failed(error);
+    }
+  };
+
+  // Not async: without CORS the answer is handle()'s, with one catch.
+  const handler = (
     request: Request,
     context?: RequestContext | ServeInfoLike,
   ): Promise<Response> => {
+    // Deno.serve's info has neither field, so it reads as no context.
+    if (cors !== undefined) return decorated(request, context as RequestContext | undefined);
     try {
-      // Deno.serve's info has neither field, so it reads as no context.
-      const response = await handle(request, context as RequestContext | undefined);
-      return cors === undefined ? response : cors.decorate(request, response);
+      return handle(request, context as RequestContext | undefined).then(undefined, failed);
     } catch (error) {
-      // A defect or a failing store: answer without leaking details, keep serving.
-      console.error("anubis: HTTP request failed:", error);
-      return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
+      return Promise.resolve(failed(error));
     }
   };
   return Object.defineProperties(handler, {
