@@ -58,7 +58,7 @@ export class StatelessEndpoint {
   readonly #engine: Engine;
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
-  readonly #inflight = new Set<() => void>();
+  readonly #inflight = new Cancels();
   #closed = false;
 
   /**
@@ -124,7 +124,7 @@ export class StatelessEndpoint {
    */
   close(): void {
     this.#closed = true;
-    for (const cancel of [...this.#inflight]) cancel();
+    for (const cancel of this.#inflight.all()) cancel();
   }
 
   /**
@@ -260,5 +260,36 @@ export class StatelessEndpoint {
       // A listen stream ends gracefully through the engine's own close.
       inflight: release ? undefined : this.#inflight,
     });
+  }
+}
+
+/**
+ * The cancel functions of the requests in flight: the one of a lone request
+ * apart from the set of concurrent ones (a Set's table is reallocated each
+ * time it empties and refills, on every request of a serial client).
+ */
+class Cancels {
+  #sole: (() => void) | undefined;
+  #more: Set<() => void> | undefined;
+
+  add(cancel: () => void): this {
+    if (this.#sole === undefined && !this.#more?.has(cancel)) this.#sole = cancel;
+    else if (this.#sole !== cancel) (this.#more ??= new Set()).add(cancel);
+    return this;
+  }
+
+  delete(cancel: () => void): boolean {
+    if (this.#sole === cancel) {
+      this.#sole = undefined;
+      return true;
+    }
+    return this.#more?.delete(cancel) ?? false;
+  }
+
+  /** A copy: cancelling removes them. */
+  all(): (() => void)[] {
+    const all = this.#more ? [...this.#more] : [];
+    if (this.#sole) all.unshift(this.#sole);
+    return all;
   }
 }
