@@ -2,13 +2,16 @@
  * The engine alone, in process: `engine.handle` of a decoded `tools/call`
  * (stateless 2026-07-28, and in one initialized 2025-11-25 session), JSON
  * parse of the line included, as a stdio transport serves it. Prints the
- * median CPU time per call over batches and the bytes allocated per call:
+ * median CPU time per call over batches (the process's user + system time,
+ * which moves less than wall time on a busy machine) and the bytes allocated
+ * per call:
  * `deno run -A --v8-flags=--min-semi-space-size=256,--max-semi-space-size=256,--expose-gc
  * bench/engine_alone.ts [CALLS]`.
  *
  * @module
  */
 
+import { cpuUsage } from "node:process";
 import { Engine, type Exchange, type JsonRpcMessage } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import server from "./servers/echo_server.ts";
@@ -30,9 +33,10 @@ async function measure(
   for (let batch = 0; batch < 15; batch++) {
     gc?.();
     const heap = Deno.memoryUsage().heapUsed;
-    const start = performance.now();
+    const start = cpuUsage();
     for (let i = 0; i < calls; i++) await once();
-    times.push(((performance.now() - start) * 1000) / calls);
+    const used = cpuUsage(start);
+    times.push((used.user + used.system) / calls);
     bytes.push((Deno.memoryUsage().heapUsed - heap) / calls);
   }
   const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
