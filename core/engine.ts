@@ -431,24 +431,27 @@ export class Engine {
     }
   }
 
-  /** {@link handle} of a notification or a response: no reply. */
-  async #unanswered(
+  /** {@link handle} of a notification or a response: no reply (at once when nothing waits). */
+  #unanswered(
     message: JsonRpcNotification | JsonRpcResponse,
     exchange: Exchange,
   ): Promise<undefined> {
     try {
       if (!("method" in message)) {
         exchange.session?.resolve(message);
-        return undefined;
+        return NO_REPLY_YET;
       }
       const handled = this.#middleware
         ? this.#notificationThrough(message, exchange)
         : this.#notification(message, exchange);
-      if (handled) await handled;
-      return undefined;
+      if (!handled) return NO_REPLY_YET;
+      return handled.then(() => undefined, (error) => {
+        this.#failure(error, message);
+        return undefined;
+      });
     } catch (error) {
       this.#failure(error, message);
-      return undefined;
+      return NO_REPLY_YET;
     }
   }
 
@@ -983,6 +986,9 @@ export class Engine {
     return graceful ? { _meta: { [MetaKey.subscriptionId]: request.id } } : undefined;
   }
 }
+
+/** What {@link Engine.handle} gives a message without a reply that nothing waits for. */
+const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
 
 /** A legacy request's failure: no reply once cancelled or for `NO_REPLY`. */
 function legacyFailure(
