@@ -1,6 +1,6 @@
 /**
  * Profiles this SDK under one benchmark load and prints where the time goes:
- * `deno run -A bench/profile.ts [stateless|legacy|sessions|stdio] [SECONDS]`.
+ * `deno run -A bench/profile.ts [stateless|legacy|sessions|stdio|stdio-legacy] [SECONDS]`.
  *
  * Runs the server with `--cpu-prof`, loads it as `deno task bench` does
  * (wrk with 32 connections, or 32 stdio requests in flight), stops it so the
@@ -18,13 +18,14 @@ import { HTTP, STDIO } from "./servers.ts";
 import { loadStdio } from "./stdio_load.ts";
 import { legacyCall, openSession, statelessCall } from "./wire.ts";
 
-const KINDS = ["stateless", "legacy", "sessions", "stdio"];
+const KINDS = ["stateless", "legacy", "sessions", "stdio", "stdio-legacy"];
 
 async function profileRun(kind: string, dir: string, shape: LoadShape): Promise<Measurement> {
   const profiled = (
     args: string[],
   ) => [args[0], "--cpu-prof", `--cpu-prof-dir=${dir}`, ...args.slice(1)];
   if (kind === "stdio") return await loadStdio(profiled(STDIO.cli.args), shape);
+  if (kind === "stdio-legacy") return await loadStdio(profiled(STDIO.cli.args), shape, "legacy");
   const spec = kind === "sessions" ? HTTP.handlerManySessions : HTTP.handler;
   const server = await startServer(profiled(spec.args));
   try {
@@ -43,7 +44,7 @@ if (import.meta.main) {
     console.error(`usage: deno run -A bench/profile.ts [${KINDS.join("|")}] [SECONDS]`);
     Deno.exit(2);
   }
-  if (kind !== "stdio" && !(await haveWrk())) {
+  if (!kind.startsWith("stdio") && !(await haveWrk())) {
     console.error("bench: wrk is missing: apt-get update && apt-get install -y wrk");
     Deno.exit(1);
   }

@@ -14,6 +14,8 @@ export interface ServerSpec {
   args: string[];
   /** The program run (default: this `deno`); the Node servers run with `node`. */
   command?: string;
+  /** stdio rows: the calls sent (default stateless; `legacy`: in a 2025-11-25 session). */
+  era?: "stateless" | "legacy";
 }
 
 const CLI = ["run", "-A", "cli/main.ts", "serve", "bench/servers/echo_server.ts"];
@@ -40,6 +42,7 @@ export const HTTP = {
 export const STDIO = {
   raw: { name: "raw line echo", args: run("raw_stdio.ts") },
   cli: { name: "anubis cli serve", args: CLI },
+  cliLegacy: { name: "anubis cli serve, 2025-11-25 session", args: CLI, era: "legacy" },
   official: { name: "official SDK v2", args: run("official_stdio.ts") },
   tmcp: { name: "tmcp", args: run("tmcp_stdio.ts") },
 } satisfies Record<string, ServerSpec>;

@@ -176,7 +176,8 @@ Deno.test("bench smoke: the A/B tool compares two servers of this tree for a rou
 
 for (const spec of Object.values(STDIO)) {
   Deno.test(`bench smoke: ${spec.name} round trips over stdio`, options, async () => {
-    const result = await loadStdio(spec.args, { connections: 4, seconds: 0.2, warmupSeconds: 0.1 });
+    const shape = { connections: 4, seconds: 0.2, warmupSeconds: 0.1 };
+    const result = await loadStdio(spec.args, shape, "era" in spec ? spec.era : undefined);
     assert.ok(result.requests > 0, `${spec.name} answered nothing`);
     assert.equal(result.errors, 0);
   });

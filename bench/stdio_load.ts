@@ -1,15 +1,22 @@
 /**
  * stdio load: spawns a server as a child process and keeps a fixed number of
- * stateless `tools/call` requests in flight over its stdin/stdout for a fixed
- * time, timing each round trip by id. The warm-up starts at the first answer,
- * so a server that starts slowly (a cold module cache) is not measured idle.
+ * `tools/call` requests in flight over its stdin/stdout for a fixed time,
+ * timing each round trip by id: stateless (2026-07-28) calls, or calls in a
+ * 2025-11-25 session opened first (`initialize`, then
+ * `notifications/initialized`). The warm-up starts at the first answer, so a
+ * server that starts slowly (a cold module cache) is not measured idle. The
+ * child's CPU time over the measured window (from `/proc`) gives CPU per
+ * round trip.
  *
  * @module
  */
 
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
-import { endProcess, ROOT, track } from "./process.ts";
-import { statelessCall } from "./wire.ts";
+import { cpuMicros, endProcess, ROOT, track } from "./process.ts";
+import { LEGACY_VERSION, legacyCall, legacyInitialize, statelessCall } from "./wire.ts";
+
+/** The era of the calls sent: stateless `_meta` calls, or calls in one legacy session. */
+export type StdioEra = "stateless" | "legacy";
 
 /** How long a server may take to give its first answer. */
 const START_BOUND_MS = 60_000;
@@ -19,9 +26,14 @@ const START_BOUND_MS = 60_000;
  *
  * @param args The arguments after `deno`.
  * @param shape Requests in flight and duration.
+ * @param era Stateless calls (default), or calls in a legacy session opened first.
  * @returns The measurement.
  */
-export async function loadStdio(args: string[], shape: LoadShape): Promise<Measurement> {
+export async function loadStdio(
+  args: string[],
+  shape: LoadShape,
+  era: StdioEra = "stateless",
+): Promise<Measurement> {
   const child = new Deno.Command(Deno.execPath(), {
     args,
     cwd: ROOT,
@@ -43,13 +55,20 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
   let completed = 0;
   let firstAnswer!: () => void;
   const answering = new Promise<void>((resolve) => firstAnswer = resolve);
+  let initialized!: (result: unknown) => void;
+  const handshake = new Promise((resolve) => initialized = resolve);
+  // The legacy call's body with a placeholder id; each call swaps its own in.
+  const legacyBody = legacyCall(undefined, LEGACY_VERSION, 0).body;
+  const body = era === "legacy"
+    ? (id: number) => legacyBody.replace('"id":0', `"id":${id}`)
+    : (id: number) => statelessCall(id).body;
 
   const send = (count: number) => {
     let out = "";
     for (let i = 0; i < count; i++) {
       const id = nextId++;
       sentAt.set(id, performance.now());
-      out += statelessCall(id).body + "\n";
+      out += body(id) + "\n";
     }
     return writer.write(encoder.encode(out));
   };
@@ -64,6 +83,10 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
       for (const line of lines) {
         if (!line) continue;
         const message = JSON.parse(line);
+        if (message.id === "initialize") {
+          initialized(message.result);
+          continue;
+        }
         const started = sentAt.get(message.id);
         if (started === undefined) continue; // A notification.
         sentAt.delete(message.id);
@@ -81,6 +104,18 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
   })();
 
   const warmupMs = shape.warmupSeconds * 1000;
+  if (era === "legacy") {
+    await writer.write(encoder.encode(legacyInitialize("initialize").body + "\n"));
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const result = await Promise.race([
+      handshake,
+      new Promise((resolve) => bound = setTimeout(resolve, START_BOUND_MS)),
+    ]);
+    clearTimeout(bound);
+    if (result === undefined) throw new Error("stdio load: initialize got no result");
+    const done = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await writer.write(encoder.encode(done + "\n"));
+  }
   await send(shape.connections);
   // Bounded: a server that never answers is measured as answering nothing.
   let startBound: ReturnType<typeof setTimeout> | undefined;
@@ -91,11 +126,13 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
   ]);
   clearTimeout(startBound);
   await new Promise((resolve) => setTimeout(resolve, warmupMs));
+  const cpuStart = cpuMicros(child.pid);
   measuring = true;
   measureStart = performance.now();
   await new Promise((resolve) => setTimeout(resolve, shape.seconds * 1000));
   measuring = false;
   measureEnd = performance.now();
+  const cpu = cpuMicros(child.pid) - cpuStart;
   stopping = true;
   await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, 5000))]);
   await writer.close().catch(() => {});
@@ -107,5 +144,7 @@ export async function loadStdio(args: string[], shape: LoadShape): Promise<Measu
     p99Ms: percentileOf(latencies, 99),
     requests: completed,
     errors,
+    cpuUsPerRequest: completed > 0 ? cpu / completed : undefined,
+    seconds: (measureEnd - measureStart) / 1000,
   };
 }

@@ -352,10 +352,15 @@ export class Engine {
    */
   validateEnvelope(request: JsonRpcRequest | JsonRpcNotification): McpError | undefined {
     const meta = request.params?._meta;
-    // The claimed version's own envelope; the newest one's when it claims no stateless version.
-    const claimed = this.registry.get(
-      (meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion],
+    return this.#checkEnvelope(
+      meta,
+      this.registry.get((meta as Record<string, unknown> | undefined)?.[MetaKey.protocolVersion]),
     );
+  }
+
+  /** {@link validateEnvelope} with the claimed version's dialect already looked up. */
+  #checkEnvelope(meta: unknown, claimed: Dialect | undefined): McpError | undefined {
+    // The claimed version's own envelope; the newest one's when it claims no stateless version.
     let schema = claimed?.era === "stateless" ? claimed.requestMetaSchema : undefined;
     if (!schema) {
       if (this.#metaSchema === undefined) {
@@ -386,6 +391,10 @@ export class Engine {
    *
    * @param message The decoded message.
    * @param exchange Its surroundings.
+   * @param dialect For a request whose `_meta` claims a stateless version, that
+   * version's served dialect when the transport already looked it up (as
+   * {@link dialect} with `"stateless"` gives it): the era is then not decided
+   * again, nor the version looked up again. Absent, the engine decides.
    * @returns The reply, if any.
    *
    * @example
@@ -409,38 +418,84 @@ export class Engine {
    * engine.close();
    * ```
    */
-  async handle(message: JsonRpcMessage, exchange: Exchange): Promise<Reply | undefined> {
+  handle(
+    message: JsonRpcMessage,
+    exchange: Exchange,
+    dialect?: Dialect,
+  ): Promise<Reply | undefined> {
+    if (!("method" in message) || !("id" in message)) return this.#unanswered(message, exchange);
+    // Not async: a request served at once is answered without a suspended
+    // frame or a promise of its own per layer.
+    try {
+      const mark = this.server.notify.published;
+      let reply: Awaitable<Reply | undefined>;
+      if (dialect !== undefined) {
+        reply = this.#stateless(message, exchange, dialect.version, dialect);
+      } else {
+        const claim = classifyEra(message);
+        reply = claim.era === "stateless"
+          ? this.#stateless(message, exchange, claim.version)
+          : this.#legacy(message, exchange);
+      }
+      if (isThenable(reply)) return this.#answerLater(reply, mark, message);
+      // Changes raised while it ran reach the other instances' stored
+      // streams before this answer leaves (nothing to wait for without a bus).
+      const recorded = this.server.notify.recorded(mark);
+      if (recorded === undefined) return Promise.resolve(reply);
+      return recorded.then(() => reply, (error) => this.#failure(error, message));
+    } catch (error) {
+      return Promise.resolve(this.#failure(error, message));
+    }
+  }
+
+  /** {@link handle} of a notification or a response: no reply (at once when nothing waits). */
+  #unanswered(
+    message: JsonRpcNotification | JsonRpcResponse,
+    exchange: Exchange,
+  ): Promise<undefined> {
     try {
       if (!("method" in message)) {
         exchange.session?.resolve(message);
-        return undefined;
+        return NO_REPLY_YET;
       }
-      if (!("id" in message)) {
-        const handled = this.#middleware
-          ? this.#notificationThrough(message, exchange)
-          : this.#notification(message, exchange);
-        if (handled) await handled;
+      const handled = this.#middleware
+        ? this.#notificationThrough(message, exchange)
+        : this.#notification(message, exchange);
+      if (!handled) return NO_REPLY_YET;
+      return handled.then(() => undefined, (error) => {
+        this.#failure(error, message);
         return undefined;
-      }
-      const claim = classifyEra(message);
-      const mark = this.server.notify.published;
-      const reply = claim.era === "stateless"
-        ? await this.#stateless(message, exchange, claim.version)
-        : await this.#legacy(message, exchange);
-      // Changes raised while it ran reach the other instances' stored
-      // streams before this answer leaves (nothing to wait for without a bus).
+      });
+    } catch (error) {
+      this.#failure(error, message);
+      return NO_REPLY_YET;
+    }
+  }
+
+  /** {@link handle} of a request whose serving is pending. */
+  async #answerLater(
+    pending: PromiseLike<Reply | undefined>,
+    mark: number,
+    message: JsonRpcRequest,
+  ): Promise<Reply | undefined> {
+    try {
+      const reply = await pending;
       const recorded = this.server.notify.recorded(mark);
       if (recorded !== undefined) await recorded;
       return reply;
     } catch (error) {
-      // Only reached on a defect in the engine itself; the client still gets an answer.
-      console.error("anubis: engine failure:", error);
-      if (!("method" in message) || !("id" in message)) return undefined;
-      return {
-        message: errorResponse(message.id, ErrorCode.INTERNAL_ERROR, "Internal error"),
-        status: 500,
-      };
+      return this.#failure(error, message);
     }
+  }
+
+  /** Only reached on a defect in the engine itself; the client still gets an answer. */
+  #failure(error: unknown, message: JsonRpcMessage): Reply | undefined {
+    console.error("anubis: engine failure:", error);
+    if (!("method" in message) || !("id" in message)) return undefined;
+    return {
+      message: errorResponse(message.id, ErrorCode.INTERNAL_ERROR, "Internal error"),
+      status: 500,
+    };
   }
 
   /**
@@ -703,7 +758,7 @@ export class Engine {
     }
   }
 
-  async #legacy(request: JsonRpcRequest, exchange: Exchange): Promise<Reply | undefined> {
+  #legacy(request: JsonRpcRequest, exchange: Exchange): Awaitable<Reply | undefined> {
     const { session } = exchange;
     const { id, method } = request;
     if (session) session.lastActivity = Date.now();
@@ -733,34 +788,68 @@ export class Engine {
     const tasked = this.#tasks?.legacy(request, exchange, session, serve);
     if (tasked) return tasked;
     const cancellation = session.track(id);
+    let pending = false;
     try {
       const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
       const outcome = serve(frame);
-      const result = isThenable(outcome) ? await outcome : outcome;
-      if (cancellation.aborted) return undefined;
-      return {
-        message: resultResponse(
-          id,
-          dialect.encodeResult(method, result!, encodeContext(this.server)),
-        ),
-        status: 200,
-      };
+      if (isThenable(outcome)) {
+        pending = true;
+        return this.#legacyLater(request, dialect, session, cancellation, outcome);
+      }
+      return this.#legacyReply(request, dialect, cancellation, outcome);
     } catch (error) {
-      if (cancellation.aborted || error instanceof NoReply) return undefined;
-      return errorReply(request, error);
+      return legacyFailure(request, cancellation, error);
     } finally {
-      session.untrack(id, cancellation);
+      if (!pending) session.untrack(id, cancellation);
     }
   }
 
-  async #stateless(
+  /** {@link #legacy}'s answer once a pending result settles. */
+  async #legacyLater(
+    request: JsonRpcRequest,
+    dialect: Dialect,
+    session: Session,
+    cancellation: Cancellation,
+    outcome: PromiseLike<Record<string, unknown> | undefined>,
+  ): Promise<Reply | undefined> {
+    try {
+      return this.#legacyReply(request, dialect, cancellation, await outcome);
+    } catch (error) {
+      return legacyFailure(request, cancellation, error);
+    } finally {
+      session.untrack(request.id, cancellation);
+    }
+  }
+
+  #legacyReply(
+    request: JsonRpcRequest,
+    dialect: Dialect,
+    cancellation: Cancellation,
+    result: Record<string, unknown> | undefined,
+  ): Reply | undefined {
+    if (cancellation.aborted) return undefined;
+    return {
+      message: resultResponse(
+        request.id,
+        dialect.encodeResult(request.method, result!, encodeContext(this.server)),
+      ),
+      status: 200,
+    };
+  }
+
+  #stateless(
     request: JsonRpcRequest,
     exchange: Exchange,
     version: unknown,
-  ): Promise<Reply | undefined> {
-    const envelope = this.validateEnvelope(request);
+    resolved?: Dialect,
+  ): Awaitable<Reply | undefined> {
+    // Looked up once: the served dialect also names the envelope's schema.
+    const dialect = resolved ?? this.dialect(version, "stateless");
+    const envelope = this.#checkEnvelope(
+      request.params?._meta,
+      dialect ?? this.registry.get(version),
+    );
     if (envelope) return errorReply(request, envelope, "stateless");
-    const dialect = this.dialect(version, "stateless");
     if (!dialect) {
       return errorReply(
         request,
@@ -795,6 +884,7 @@ export class Engine {
       starter?.hooks,
     );
     const retry = params.inputResponses !== undefined || params.requestState !== undefined;
+    let pending = false;
     try {
       const serve = () => this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
       // A call that may become a task is answered with the task once it is one.
@@ -802,22 +892,57 @@ export class Engine {
       const outcome = this.#middleware
         ? this.#through(request, "stateless", exchange, frame, served)
         : served();
-      const result = isThenable(outcome) ? await outcome : outcome;
-      if (result === undefined) return undefined;
-      if (cancellation.aborted && result.resultType !== "input_required") return undefined;
-      const encoded = dialect.encodeResult(
-        request.method,
-        result,
-        encodeContext(this.server, request.method, frame, retry),
-      );
-      return { message: resultResponse(request.id, encoded), status: 200 };
+      if (isThenable(outcome)) {
+        pending = true;
+        return this.#statelessLater(request, dialect, frame, retry, session, cancellation, outcome);
+      }
+      return this.#statelessReply(request, dialect, frame, retry, cancellation, outcome);
     } catch (error) {
-      if (cancellation.aborted || error instanceof NoReply) return undefined;
-      return errorReply(request, error, "stateless");
+      return statelessFailure(request, cancellation, error);
+    } finally {
+      if (!pending) {
+        cancellation.dispose();
+        session?.untrack(request.id, cancellation);
+      }
+    }
+  }
+
+  /** {@link #stateless}'s answer once a pending result settles. */
+  async #statelessLater(
+    request: JsonRpcRequest,
+    dialect: Dialect,
+    frame: Frame,
+    retry: boolean,
+    session: Session | undefined,
+    cancellation: Cancellation,
+    outcome: PromiseLike<Record<string, unknown> | undefined>,
+  ): Promise<Reply | undefined> {
+    try {
+      return this.#statelessReply(request, dialect, frame, retry, cancellation, await outcome);
+    } catch (error) {
+      return statelessFailure(request, cancellation, error);
     } finally {
       cancellation.dispose();
       session?.untrack(request.id, cancellation);
     }
+  }
+
+  #statelessReply(
+    request: JsonRpcRequest,
+    dialect: Dialect,
+    frame: Frame,
+    retry: boolean,
+    cancellation: Cancellation,
+    result: Record<string, unknown> | undefined,
+  ): Reply | undefined {
+    if (result === undefined) return undefined;
+    if (cancellation.aborted && result.resultType !== "input_required") return undefined;
+    const encoded = dialect.encodeResult(
+      request.method,
+      result,
+      encodeContext(this.server, request.method, frame, retry),
+    );
+    return { message: resultResponse(request.id, encoded), status: 200 };
   }
 
   /**
@@ -886,4 +1011,27 @@ export class Engine {
     );
     return graceful ? { _meta: { [MetaKey.subscriptionId]: request.id } } : undefined;
   }
+}
+
+/** What {@link Engine.handle} gives a message without a reply that nothing waits for. */
+const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
+
+/** A legacy request's failure: no reply once cancelled or for `NO_REPLY`. */
+function legacyFailure(
+  request: JsonRpcRequest,
+  cancellation: Cancellation,
+  error: unknown,
+): Reply | undefined {
+  if (cancellation.aborted || error instanceof NoReply) return undefined;
+  return errorReply(request, error);
+}
+
+/** A stateless request's failure: no reply once cancelled or for `NO_REPLY`. */
+function statelessFailure(
+  request: JsonRpcRequest,
+  cancellation: Cancellation,
+  error: unknown,
+): Reply | undefined {
+  if (cancellation.aborted || error instanceof NoReply) return undefined;
+  return errorReply(request, error, "stateless");
 }

@@ -44,16 +44,19 @@ const MAX_DEPTH = 64;
 /** Whether a JSON value nests deeper than {@link MAX_DEPTH}, found without recursion. */
 function tooDeep(value: unknown): boolean {
   if (value === null || typeof value !== "object") return false;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
+  // The stack is made only for a value with a nested object (most are flat).
+  let stack: [unknown, number][] | undefined;
+  let item: unknown = value, depth = 1;
+  for (;;) {
     if (depth > MAX_DEPTH) return true;
     for (const key in item as Record<string, unknown>) {
       const child = (item as Record<string, unknown>)[key];
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+      if (child !== null && typeof child === "object") (stack ??= []).push([child, depth + 1]);
     }
+    const next = stack?.pop();
+    if (next === undefined) return false;
+    [item, depth] = next;
   }
-  return false;
 }
 
 /** Serves `initialize` on the exchange's session. */

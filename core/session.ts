@@ -380,6 +380,11 @@ export class Session {
   // Made on first use: most sessions never subscribe, and an idle one holds no requests.
   #subscriptions: Set<string> | undefined;
   #inflight: Map<RequestId, Cancellation> | undefined;
+  // The request in flight when there is one, kept apart from the map: a
+  // session mostly has one at a time, and a Map's table is reallocated each
+  // time it empties and refills. An id is in one of the two at most.
+  #soleId: RequestId | undefined;
+  #sole: Cancellation | undefined;
   #pending: Map<RequestId, PendingRequest> | undefined;
   #nextId = 0;
   #idPrefix: string | undefined;
@@ -436,7 +441,7 @@ export class Session {
    * ```
    */
   get inflightCount(): number {
-    return this.#inflight?.size ?? 0;
+    return (this.#sole === undefined ? 0 : 1) + (this.#inflight?.size ?? 0);
   }
 
   /**
@@ -458,7 +463,12 @@ export class Session {
    * ```
    */
   track(id: RequestId, cancellation: Cancellation = new Cancellation(KEEP_REASONS)): Cancellation {
-    (this.#inflight ??= new Map<RequestId, Cancellation>()).set(id, cancellation);
+    if (this.#sole !== undefined ? this.#soleId === id : !this.#inflight?.has(id)) {
+      this.#soleId = id;
+      this.#sole = cancellation;
+    } else {
+      (this.#inflight ??= new Map<RequestId, Cancellation>()).set(id, cancellation);
+    }
     return cancellation;
   }
 
@@ -481,7 +491,9 @@ export class Session {
    * ```
    */
   untrack(id: RequestId, cancellation: Cancellation): void {
-    if (this.#inflight?.get(id) === cancellation) this.#inflight.delete(id);
+    if (this.#sole === cancellation && this.#soleId === id) {
+      this.#sole = this.#soleId = undefined;
+    } else if (this.#inflight?.get(id) === cancellation) this.#inflight.delete(id);
   }
 
   /**
@@ -505,7 +517,10 @@ export class Session {
    * ```
    */
   cancel(id: RequestId, reason?: string): void {
-    this.#inflight?.get(id)?.cancel(reason ?? "cancelled");
+    const cancellation = this.#sole !== undefined && this.#soleId === id
+      ? this.#sole
+      : this.#inflight?.get(id);
+    cancellation?.cancel(reason ?? "cancelled");
   }
 
   /**
@@ -659,8 +674,13 @@ export class Session {
    */
   close(): void {
     this.closed = true;
-    const inflight = this.#inflight, pending = this.#pending;
-    this.#inflight = this.#pending = undefined;
+    const inflight = this.#inflight, pending = this.#pending, sole = this.#sole;
+    this.#inflight =
+      this.#pending =
+      this.#sole =
+      this.#soleId =
+        undefined;
+    sole?.cancel("session closed");
     for (const cancellation of inflight?.values() ?? []) cancellation.cancel("session closed");
     for (const request of pending?.values() ?? []) {
       request.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));

@@ -57,3 +57,31 @@ Deno.test("Session: the assigns holder is made on first read and then kept", () 
   session.assigns.value = { ...session.assigns.value, role: "admin" };
   assert.deepEqual(session.assigns.value, { userId: 7, role: "admin" });
 });
+
+Deno.test("Session: requests in flight are tracked, cancelled and untracked one or many at a time", () => {
+  const session = new Session({ transport: "stdio" });
+  const a = session.track(1);
+  const b = session.track("b");
+  const c = session.track(3);
+  assert.equal(session.inflightCount, 3);
+  session.untrack(1, a);
+  assert.equal(session.inflightCount, 2);
+  const again = session.track(1); // the id is free again
+  session.cancel("b");
+  assert.equal(b.aborted, true);
+  assert.equal(again.aborted, false);
+  session.untrack("b", b);
+  session.untrack(3, session.track(3)); // the later tracking of 3 replaced the earlier one
+  assert.equal(c.aborted, false);
+  assert.equal(session.inflightCount, 1);
+  session.untrack(1, a); // an earlier tracking of the id: ignored
+  assert.equal(session.inflightCount, 1);
+  session.cancel(1, "stop");
+  assert.equal(again.aborted, true);
+  session.untrack(1, again);
+  assert.equal(session.inflightCount, 0);
+  const last = session.track(4);
+  session.close();
+  assert.equal(last.signal.reason, "session closed");
+  assert.equal(session.inflightCount, 0);
+});

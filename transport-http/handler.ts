@@ -227,6 +227,34 @@ function authReason(response: Response): string {
   return /error_description="([^"]*)"/.exec(challenge)?.[1] ?? "no access token";
 }
 
+/** A defect or a failing store: answer without leaking details, keep serving. */
+function failed(error: unknown): Response {
+  logger.error("request.failed", "HTTP request failed", { error });
+  return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
+}
+
+/** The answer to a body that could not be read. */
+function unreadable(error: unknown): Response {
+  if (error instanceof BodyTimeoutError) {
+    return errorResponseOf(
+      408,
+      null,
+      ErrorCode.INVALID_REQUEST,
+      `Request Timeout: ${error.message}`,
+      undefined,
+      { connection: "close" },
+    );
+  }
+  // The client went away mid-body (or sent a broken one): its fault, not
+  // a defect to log, and most likely nobody reads this answer.
+  return errorResponseOf(
+    400,
+    null,
+    ErrorCode.INVALID_REQUEST,
+    "Bad Request: the body could not be read",
+  );
+}
+
 /**
  * Creates the Streamable HTTP handler of a server. One engine serves every
  * request; nothing is constructed per request beyond the request's own state.
@@ -307,31 +335,38 @@ export function createHttpHandler(
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
-  const post = async (request: Request, context?: RequestContext): Promise<Response> => {
-    if (buckets !== undefined) {
-      // The caller: its principal, else what identifies the client (a middleware's
-      // `client` key, else the remote address), as the per-client caps count it.
-      const caller = principalOf(context?.authInfo) ?? clientOf(context);
-      let wait = buckets.take(caller ?? "");
-      if (typeof wait !== "number") wait = await wait;
-      if (wait > 0) {
-        logRefusal(429, "rate limit exceeded", caller);
-        return await refuse(
-          request,
-          errorResponseOf(
-            429,
-            null,
-            -32000,
-            "Too Many Requests: rate limit exceeded",
-            { retryAfterMs: wait },
-            { "retry-after": String(Math.ceil(wait / 1000)) },
-          ),
-        );
-      }
+  // Not async: an async function allocates its frame and promises on every
+  // call, more than a continuation does.
+  const post = (request: Request, context?: RequestContext): Promise<Response> =>
+    buckets !== undefined ? limited(request, context) : admitted(request, context);
+
+  const limited = async (request: Request, context?: RequestContext): Promise<Response> => {
+    // The caller: its principal, else what identifies the client (a middleware's
+    // `client` key, else the remote address), as the per-client caps count it.
+    const caller = principalOf(context?.authInfo) ?? clientOf(context);
+    let wait = buckets!.take(caller ?? "");
+    if (typeof wait !== "number") wait = await wait;
+    if (wait > 0) {
+      logRefusal(429, "rate limit exceeded", caller);
+      return await refuse(
+        request,
+        errorResponseOf(
+          429,
+          null,
+          -32000,
+          "Too Many Requests: rate limit exceeded",
+          { retryAfterMs: wait },
+          { "retry-after": String(Math.ceil(wait / 1000)) },
+        ),
+      );
     }
+    return await admitted(request, context);
+  };
+
+  const admitted = (request: Request, context?: RequestContext): Promise<Response> => {
     const type = request.headers.get("content-type");
     if (type === null || !JSON_TYPE.test(type)) {
-      return await refuse(
+      return refuse(
         request,
         errorResponseOf(
           415,
@@ -341,29 +376,20 @@ export function createHttpHandler(
         ),
       );
     }
-    let decoded: Decoded | undefined;
-    try {
-      decoded = await readMessage(request, maxBodyBytes, clock);
-    } catch (error) {
-      if (error instanceof BodyTimeoutError) {
-        return errorResponseOf(
-          408,
-          null,
-          ErrorCode.INVALID_REQUEST,
-          `Request Timeout: ${error.message}`,
-          undefined,
-          { connection: "close" },
-        );
-      }
-      // The client went away mid-body (or sent a broken one): its fault, not
-      // a defect to log, and most likely nobody reads this answer.
-      return errorResponseOf(
-        400,
-        null,
-        ErrorCode.INVALID_REQUEST,
-        "Bad Request: the body could not be read",
-      );
-    }
+    return readAndServe(request, context);
+  };
+
+  const readAndServe = (request: Request, context?: RequestContext): Promise<Response> =>
+    readMessage(request, maxBodyBytes, clock).then(
+      (decoded) => serveDecoded(request, decoded, context),
+      unreadable,
+    );
+
+  const serveDecoded = (
+    request: Request,
+    decoded: Decoded | undefined,
+    context?: RequestContext,
+  ): Response | Promise<Response> => {
     if (decoded === undefined) {
       return errorResponseOf(
         413,
@@ -376,18 +402,18 @@ export function createHttpHandler(
       case "invalid":
         return jsonResponse(decoded.error, 400);
       case "batch":
-        return await legacy.batch(request, decoded.entries, context);
+        return legacy.batch(request, decoded.entries, context);
       case "request":
       case "notification": {
         const claim = classifyEra(decoded.message);
         if (claim.era === "stateless") {
-          return await stateless.post(request, decoded.message, claim.version, context);
+          return stateless.post(request, decoded.message, claim.version, context);
         }
         return stateless.unclaimed(request, decoded.message) ??
-          await legacy.post(request, decoded.message, context);
+          legacy.post(request, decoded.message, context);
       }
       default:
-        return await legacy.post(request, decoded.message, context);
+        return legacy.post(request, decoded.message, context);
     }
   };
 
@@ -457,18 +483,25 @@ export function createHttpHandler(
     }
   };
 
-  const handler = async (
+  const decorated = async (request: Request, context?: RequestContext): Promise<Response> => {
+    try {
+      return cors!.decorate(request, await handle(request, context));
+    } catch (error) {
+      return failed(error);
+    }
+  };
+
+  // Not async: without CORS the answer is handle()'s, with one catch.
+  const handler = (
     request: Request,
     context?: RequestContext | ServeInfoLike,
   ): Promise<Response> => {
+    // Deno.serve's info has neither field, so it reads as no context.
+    if (cors !== undefined) return decorated(request, context as RequestContext | undefined);
     try {
-      // Deno.serve's info has neither field, so it reads as no context.
-      const response = await handle(request, context as RequestContext | undefined);
-      return cors === undefined ? response : cors.decorate(request, response);
+      return handle(request, context as RequestContext | undefined).then(undefined, failed);
     } catch (error) {
-      // A defect or a failing store: answer without leaking details, keep serving.
-      logger.error("request.failed", "HTTP request failed", { error });
-      return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
+      return Promise.resolve(failed(error));
     }
   };
   return Object.defineProperties(handler, {

@@ -15,7 +15,7 @@ import {
   McpError,
   type ToolDefinition,
 } from "@anubis/core";
-import { type Engine, isStandardSchema, toJsonSchema } from "@anubis/core/engine";
+import { type Dialect, type Engine, isStandardSchema, toJsonSchema } from "@anubis/core/engine";
 
 /** The methods whose `Mcp-Name` header mirrors a param, and which param. */
 const NAME_PARAM: Readonly<Record<string, string>> = {
@@ -85,6 +85,8 @@ function missing(header: string): McpError {
  * @param version The claimed version.
  * @param headers The request headers.
  * @param engine The engine (served versions, tools).
+ * @param dialect The claimed version's served stateless dialect, when the
+ * caller already looked it up (default: `engine.dialect(version, "stateless")`).
  * @returns The error to answer with HTTP 400, or `undefined`.
  *
  * @example
@@ -108,6 +110,7 @@ export function checkStatelessHeaders(
   version: unknown,
   headers: Headers,
   engine: Engine,
+  dialect: Dialect | undefined = engine.dialect(version, "stateless"),
 ): McpError | undefined {
   const headerVersion = headers.get("mcp-protocol-version")?.trim();
   if (headerVersion !== undefined && headerVersion !== version) {
@@ -117,7 +120,6 @@ export function checkStatelessHeaders(
   if (method !== undefined && method !== message.method) {
     return mismatch("Mcp-Method", method, message.method);
   }
-  const dialect = engine.dialect(version, "stateless");
   if (!dialect) {
     return new McpError(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", {
       supported: engine.supportedVersions(),

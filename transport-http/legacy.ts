@@ -224,7 +224,9 @@ export class LegacyEndpoint {
     const requestExchange = exchangeOf(request, context);
     const found = await this.#lookup(request, id, requestExchange);
     if (found instanceof Response) return found;
-    const exchange: Exchange = { ...requestExchange, session: found.session };
+    // This request's own exchange: the session joins it (no copy).
+    const exchange: Exchange = requestExchange;
+    exchange.session = found.session;
     if (!isRequest) {
       // A response may answer a request another instance sent.
       if ("method" in message) await this.#engine.handle(message, exchange);
@@ -235,7 +237,10 @@ export class LegacyEndpoint {
     const posts = this.#posts;
     const sessionId = found.session.id!;
     return await respond(async (controls) => {
-      const reply = await this.#engine.handle(message, { ...exchange, ...controls });
+      exchange.emit = controls.emit;
+      exchange.lazySignal = controls.lazySignal;
+      if (controls.closeStream) exchange.closeStream = controls.closeStream;
+      const reply = await this.#engine.handle(message, exchange);
       await this.#persist(found);
       return reply && { body: reply.message, status: reply.status };
     }, {
@@ -683,12 +688,10 @@ export class LegacyEndpoint {
     return this.#lastAcceptsBoth;
   }
 
-  async #persist(entry: SessionEntry): Promise<void> {
-    try {
-      await this.#sessions.persist(entry);
-    } catch (error) {
+  #persist(entry: SessionEntry): Promise<void> {
+    return this.#sessions.persist(entry).then(undefined, (error) => {
       logger.error("store.failed", `session store failed saving ${entry.session.id}`, { error });
-    }
+    });
   }
 }
 

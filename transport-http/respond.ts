@@ -53,8 +53,11 @@ export interface RespondOptions {
    * never need it.
    */
   requestSignal?: () => AbortSignal;
-  /** Holds the work's cancel function while it runs (a shutdown cancels every one). */
-  inflight?: Set<() => void>;
+  /**
+   * Holds the work's cancel function while it runs (a shutdown cancels every
+   * one): a `Set`, or anything with its `add` and `delete`.
+   */
+  inflight?: { add(cancel: () => void): unknown; delete(cancel: () => void): unknown };
   /**
    * Opens a recorded, resumable stream when the response upgrades to SSE
    * (legacy 2025-11-25 with an event store); the work may then close the

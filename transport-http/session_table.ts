@@ -433,12 +433,29 @@ export class SessionTable {
    * engine.close();
    * ```
    */
-  async find(
+  find(
     id: string,
     exchange: Exchange,
     principal = "",
   ): Promise<SessionEntry | "full" | undefined> {
-    this.sweep(false);
+    // Not async: a live session without a store to consult is found at once.
+    try {
+      this.sweep(false);
+      const entry = this.#entries.get(id);
+      if (entry && (!this.#options.sessionStore || !entry.session.initialized)) {
+        return Promise.resolve(ownedBy(entry.session.owner, principal) ? entry : undefined);
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#find(id, exchange, principal);
+  }
+
+  async #find(
+    id: string,
+    exchange: Exchange,
+    principal: string,
+  ): Promise<SessionEntry | "full" | undefined> {
     const entry = this.#entries.get(id);
     const store = this.#options.sessionStore;
     if (entry) {
@@ -516,10 +533,15 @@ export class SessionTable {
    * engine.close();
    * ```
    */
-  async persist(entry: SessionEntry): Promise<void> {
+  persist(entry: SessionEntry): Promise<void> {
+    // Not async: without a store (or a live, initialized session) nothing waits.
     const store = this.#options.sessionStore;
     const session = entry.session;
-    if (!store || !session.dialect || session.closed) return;
+    if (!store || !session.dialect || session.closed) return Promise.resolve();
+    return this.#save(entry, store, session);
+  }
+
+  async #save(entry: SessionEntry, store: SessionStore, session: Session): Promise<void> {
     const record = this.#engine.snapshot(session);
     const key = savedKey(record);
     const now = Date.now();

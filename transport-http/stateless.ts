@@ -58,7 +58,7 @@ export class StatelessEndpoint {
   readonly #engine: Engine;
   readonly #streams: StreamCounter;
   readonly #limits: HttpLimits;
-  readonly #inflight = new Set<() => void>();
+  readonly #inflight = new Cancels();
   #closed = false;
 
   /**
@@ -124,7 +124,7 @@ export class StatelessEndpoint {
    */
   close(): void {
     this.#closed = true;
-    for (const cancel of [...this.#inflight]) cancel();
+    for (const cancel of this.#inflight.all()) cancel();
   }
 
   /**
@@ -225,7 +225,10 @@ export class StatelessEndpoint {
     // suspended frame of its own.
     const engine = this.#engine;
     const id = "id" in message ? message.id : null;
-    const refused = checkStatelessHeaders(message, version, request.headers, engine);
+    // Looked up once for the header ladder and the engine, which takes the
+    // era as decided here.
+    const dialect = engine.dialect(version, "stateless");
+    const refused = checkStatelessHeaders(message, version, request.headers, engine, dialect);
     if (refused) {
       // The `_meta` envelope is the earlier rung of the ladder.
       const error = engine.validateEnvelope(message) ?? refused;
@@ -240,7 +243,7 @@ export class StatelessEndpoint {
     }
     return respond(async (controls) => {
       try {
-        const reply = await engine.handle(message, { ...exchange, ...controls });
+        const reply = await engine.handle(message, { ...exchange, ...controls }, dialect);
         if (reply) return { body: reply.message, status: reply.status };
         if (!this.#closed) return undefined;
         return {
@@ -257,5 +260,36 @@ export class StatelessEndpoint {
       // A listen stream ends gracefully through the engine's own close.
       inflight: release ? undefined : this.#inflight,
     });
+  }
+}
+
+/**
+ * The cancel functions of the requests in flight: the one of a lone request
+ * apart from the set of concurrent ones (a Set's table is reallocated each
+ * time it empties and refills, on every request of a serial client).
+ */
+class Cancels {
+  #sole: (() => void) | undefined;
+  #more: Set<() => void> | undefined;
+
+  add(cancel: () => void): this {
+    if (this.#sole === undefined && !this.#more?.has(cancel)) this.#sole = cancel;
+    else if (this.#sole !== cancel) (this.#more ??= new Set()).add(cancel);
+    return this;
+  }
+
+  delete(cancel: () => void): boolean {
+    if (this.#sole === cancel) {
+      this.#sole = undefined;
+      return true;
+    }
+    return this.#more?.delete(cancel) ?? false;
+  }
+
+  /** A copy: cancelling removes them. */
+  all(): (() => void)[] {
+    const all = this.#more ? [...this.#more] : [];
+    if (this.#sole) all.unshift(this.#sole);
+    return all;
   }
 }

@@ -6,9 +6,10 @@
  */
 
 import assert from "node:assert/strict";
-import type { JsonRpcMessage, Reply } from "@anubis/core/engine";
+import { defineServer } from "@anubis/core";
+import { Engine, type JsonRpcMessage, type Reply } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
-import { ALL_DIALECTS } from "@anubis/dialects";
+import { ALL_DIALECTS, createDefaultRegistry } from "@anubis/dialects";
 import { engineHarness, META } from "../helpers/engine_harness.ts";
 
 /** A server that declares every capability, so no method is refused as undeclared. */
@@ -115,4 +116,35 @@ Deno.test("every method with a params schema, in every version, answers params i
     assert.ok(covered.includes(expected), `${expected} is covered`);
   }
   assert.ok(covered.length > 40, `${covered.length} methods covered`);
+});
+
+Deno.test("initialize refuses capabilities or clientInfo nested deeper than 64 levels, flat or not", async () => {
+  const engine = new Engine(defineServer({ name: "t", version: "1.0.0" }), {
+    registry: createDefaultRegistry(),
+  });
+  const nested = (levels: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = {};
+    for (let i = 1; i < levels; i++) value = { a: 1, next: value, b: { c: true } };
+    return value;
+  };
+  const init = async (capabilities: unknown, clientInfo: unknown = { name: "c", version: "1" }) => {
+    const session = engine.createSession({ transport: "stdio" });
+    const reply = await engine.handle({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities, clientInfo },
+    }, { transport: "stdio", session });
+    engine.dropSession(session);
+    const message = reply!.message;
+    return "error" in message ? message.error.message : "ok";
+  };
+  assert.equal(await init({}), "ok");
+  assert.equal(await init(nested(64)), "ok");
+  assert.match(await init(nested(65)), /capabilities nests deeper than 64 levels/);
+  assert.match(
+    await init({}, { name: "c", version: "1", x: nested(64) }),
+    /clientInfo nests deeper than 64 levels/,
+  );
+  engine.close();
 });

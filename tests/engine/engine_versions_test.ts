@@ -93,3 +93,36 @@ Deno.test("discover and -32022 name exactly the restricted list", async () => {
   });
   assert.equal((await t.initialize("2025-06-18")).result.protocolVersion, "2025-11-25");
 });
+
+Deno.test("a transport's resolved stateless dialect answers as the engine's own decision does", async () => {
+  const engine = engineFor(["2026-07-28", "2025-11-25"]);
+  const dialect = engine.dialect("2026-07-28", "stateless");
+  assert.ok(dialect);
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const call = (params: Record<string, unknown>) => ({
+    jsonrpc: "2.0" as const,
+    id: 7,
+    method: "server/discover",
+    params,
+  });
+  const exchange = { transport: "stdio" };
+  for (
+    const params of [{ _meta: meta }, {
+      _meta: { ...meta, "io.modelcontextprotocol/clientCapabilities": 5 },
+    }]
+  ) {
+    const decided = await engine.handle(call(params), exchange);
+    const handed = await engine.handle(call(params), exchange, dialect);
+    assert.deepEqual(handed, decided);
+  }
+  const bad = await engine.handle(
+    call({ _meta: { ...meta, "io.modelcontextprotocol/clientCapabilities": 5 } }),
+    exchange,
+    dialect,
+  );
+  assert.equal(bad && "error" in bad.message ? bad.message.error.code : undefined, -32602);
+  engine.close();
+});

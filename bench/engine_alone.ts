@@ -1,0 +1,67 @@
+/**
+ * The engine alone, in process: `engine.handle` of a decoded `tools/call`
+ * (stateless 2026-07-28, and in one initialized 2025-11-25 session), JSON
+ * parse of the line included, as a stdio transport serves it. Prints the
+ * median CPU time per call over batches (the process's user + system time,
+ * which moves less than wall time on a busy machine) and the bytes allocated
+ * per call:
+ * `deno run -A --v8-flags=--min-semi-space-size=256,--max-semi-space-size=256,--expose-gc
+ * bench/engine_alone.ts [CALLS]`.
+ *
+ * @module
+ */
+
+import { cpuUsage } from "node:process";
+import { Engine, type Exchange, type JsonRpcMessage } from "@anubis/core/engine";
+import { createDefaultRegistry } from "@anubis/dialects";
+import server from "./servers/echo_server.ts";
+import { legacyCall, legacyInitialize, statelessCall } from "./wire.ts";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Median µs per call over batches, and KB allocated per call (median of 5). */
+async function measure(
+  engine: Engine,
+  line: string,
+  exchange: Exchange,
+  calls: number,
+): Promise<{ us: number; kb: number }> {
+  const once = () => engine.handle(JSON.parse(line) as JsonRpcMessage, exchange);
+  for (let i = 0; i < 5_000; i++) await once();
+  const times: number[] = [];
+  const bytes: number[] = [];
+  for (let batch = 0; batch < 15; batch++) {
+    gc?.();
+    const heap = Deno.memoryUsage().heapUsed;
+    const start = cpuUsage();
+    for (let i = 0; i < calls; i++) await once();
+    const used = cpuUsage(start);
+    times.push((used.user + used.system) / calls);
+    bytes.push((Deno.memoryUsage().heapUsed - heap) / calls);
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
+  return { us: median(times), kb: median(bytes) / 1024 };
+}
+
+if (import.meta.main) {
+  const calls = Number(Deno.args[0] ?? 5_000);
+  const engine = new Engine(server, { registry: createDefaultRegistry() });
+  const emit = () => Promise.resolve();
+  const stateless: Exchange = { transport: "stdio", emit };
+  const session = engine.createSession({ transport: "stdio", onMessage: emit });
+  const legacy: Exchange = { session, transport: "stdio", emit };
+  await engine.handle(JSON.parse(legacyInitialize().body), legacy);
+  await engine.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, legacy);
+  const rows: [string, string, Exchange][] = [
+    ["stateless tools/call", statelessCall(1).body, stateless],
+    ["session tools/call", legacyCall(undefined, undefined, 1).body, legacy],
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const [name, line, exchange] of rows) {
+      const { us, kb } = await measure(engine, line, exchange, calls);
+      console.log(`${name.padEnd(24)} ${us.toFixed(2)} µs/call  ${kb.toFixed(2)} KB/call`);
+    }
+  }
+  engine.dropSession(session);
+  engine.close();
+}
