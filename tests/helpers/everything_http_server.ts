@@ -81,7 +81,17 @@ export async function startCli(
     stop(signal: Deno.Signal = "SIGTERM") {
       stopped ??= (async () => {
         child.kill(signal);
+        // A child that does not end within 15 s (hung on its way out) is killed, so no
+        // test waits forever for it.
+        const bound = setTimeout(() => {
+          try {
+            child.kill("SIGKILL");
+          } catch {
+            // Ended meanwhile.
+          }
+        }, 15_000);
         const { code } = await child.status;
+        clearTimeout(bound);
         return { code, stderr: await drained };
       })();
       return stopped;

@@ -17,6 +17,23 @@ const TRACE = { legacy: "c".repeat(32), modern: "d".repeat(32) };
 const SPAN = "e".repeat(16);
 const traceparent = (traceId: string) => `00-${traceId}-${SPAN}-01`;
 
+/**
+ * Kills a server child that outlived its client. On a busy machine a child
+ * with Deno's OpenTelemetry on was once seen to hang on its way out (SIGTERM
+ * no longer heard) with an export in flight to the receiver, whose shutdown
+ * then waited forever: the test, and CI, with it. Only our own `cli serve`
+ * child is killed (its command line is checked, in case the pid was reused).
+ */
+function killLeftover(pid: number | null | undefined): void {
+  if (!pid) return;
+  try {
+    const command = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+    if (command.includes("cli/main.ts")) Deno.kill(pid, "SIGKILL");
+  } catch {
+    // Gone (or no /proc): nothing to do.
+  }
+}
+
 Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both eras", async () => {
   const receiver = startOtlpReceiver();
   const params = () => {
@@ -25,8 +42,11 @@ Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both
   };
   const find = (traceId: string) =>
     receiver.spans.find((s) => s.traceId === traceId && s.scope === "@anubis/core");
+  const pids: (number | null)[] = [];
   try {
-    const { client } = await connectV1(new StdioClientTransport(params()), "2025-11-25");
+    const v1Transport = new StdioClientTransport(params());
+    const { client } = await connectV1(v1Transport, "2025-11-25");
+    pids.push(v1Transport.pid);
     try {
       const result = await client.callTool({
         name: "test_error_handling",
@@ -39,7 +59,9 @@ Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both
     } finally {
       await client.close(); // ends the pipe: the session ends, the process flushes and exits
     }
-    const v2 = await connectV2(new StdioV2(params()));
+    const v2Transport = new StdioV2(params());
+    const v2 = await connectV2(v2Transport);
+    pids.push(v2Transport.pid);
     try {
       await v2.client.callTool({
         name: "test_simple_text",
@@ -84,6 +106,7 @@ Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both
       "the duration metrics",
     );
   } finally {
+    pids.forEach(killLeftover);
     await receiver.close();
   }
 });
