@@ -22,14 +22,19 @@ export interface StdioChild {
   readonly lines: readonly string[];
   /** Sends a signal to the process. */
   kill(signal: Deno.Signal): void;
-  /** Ends stdin and waits for the process to exit. */
-  close(): Promise<{ code: number; stderr: string }>;
+  /**
+   * Ends stdin and waits for the process to exit; one still running 8 s later
+   * (hung on its way out) is killed, and `killed` says so.
+   */
+  close(): Promise<{ code: number; stderr: string; killed: boolean }>;
 }
 
 /** How {@linkcode spawnServe} starts the child. */
 export interface SpawnServeOptions {
   /** Where the child's stderr goes: `"piped"` (the default) to read it, `"null"` to drop it. */
   stderr?: "piped" | "inherit" | "null";
+  /** Variables added to the inherited environment. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -44,6 +49,7 @@ export function spawnServe(module: string, options: SpawnServeOptions = {}): Den
     stdin: "piped",
     stdout: "piped",
     stderr: options.stderr ?? "piped",
+    env: options.env,
   }).spawn();
 }
 
@@ -69,9 +75,12 @@ export function serveParams(module: string): {
   };
 }
 
-/** Starts the CLI on a fixture and collects every stdout line as JSON. */
-export function start(module = "examples/hello.ts"): StdioChild {
-  const child = spawnServe(module);
+/**
+ * Starts the CLI on a fixture (with `env` added to its environment) and
+ * collects every stdout line as JSON; its stderr is read to the end.
+ */
+export function start(module = "examples/hello.ts", env?: Record<string, string>): StdioChild {
+  const child = spawnServe(module, { env });
   const writer = child.stdin.getWriter();
   const messages: Record<string, unknown>[] = [];
   const lines: string[] = [];
@@ -130,9 +139,16 @@ export function start(module = "examples/hello.ts"): StdioChild {
     },
     async close() {
       await writer.close().catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const exited = await Promise.race([
+        child.status.then(() => true),
+        new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 8_000)),
+      ]);
+      clearTimeout(timer);
+      if (!exited) child.kill("SIGKILL");
       const status = await child.status;
       await reading;
-      return { code: status.code, stderr: await stderr };
+      return { code: status.code, stderr: await stderr, killed: !exited };
     },
   };
 }

@@ -5,72 +5,20 @@
  * then a 2026-07-28 stateless call) carrying a `traceparent` in `_meta`. The
  * official SDK clients drive the same checks over HTTP (otel_cli_http_test).
  *
- * The children are owned here, not by an SDK transport: a `cli serve` with
- * Deno's OpenTelemetry on sometimes hangs on its way out on a busy machine
- * (its main thread blocked in Deno's exit, SIGTERM no longer heard), and the
- * SDK's close then held the whole test run; a child that has not ended 8 s
- * after its stdin closed is killed.
+ * The children are the stdio helper's, not an SDK transport's: with the SDK
+ * stdio transports a lingering `cli serve` child once held the whole test run
+ * in their close; the helper kills a child not ended 8 s after its stdin
+ * closed.
  */
 
 import assert from "node:assert/strict";
-import { otelEnv, type OtlpReceiver, startOtlpReceiver } from "./otlp_receiver.ts";
+import { handshake, start } from "../helpers/stdio_child.ts";
+import { otelEnv, startOtlpReceiver } from "./otlp_receiver.ts";
 
-const ROOT = new URL("../..", import.meta.url);
 const TRACE = { legacy: "c".repeat(32), modern: "d".repeat(32) };
 const SPAN = "e".repeat(16);
 const traceparent = (traceId: string) => `00-${traceId}-${SPAN}-01`;
-
-/** A `cli serve` child on stdio: send lines, await answers by id, end it. */
-function serveChild(receiver: OtlpReceiver) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli/main.ts", "serve", "examples/everything.ts"],
-    cwd: ROOT,
-    env: otelEnv(receiver),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const answers = new Map<unknown, Record<string, unknown>>();
-  const reading = (async () => {
-    let buffer = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
-        const message = JSON.parse(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + 1);
-        if ("id" in message) answers.set(message.id, message);
-      }
-    }
-  })();
-  return {
-    async send(message: Record<string, unknown>): Promise<void> {
-      await writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
-    },
-    async answer(id: number): Promise<Record<string, unknown>> {
-      const deadline = Date.now() + 30_000;
-      while (!answers.has(id)) {
-        if (Date.now() > deadline) throw new Error(`no answer to ${id}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return answers.get(id)!;
-    },
-    /** Ends stdin; whether the child then ended by itself (else it was killed). */
-    async close(): Promise<boolean> {
-      await writer.close().catch(() => {});
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const ended = await Promise.race([
-        child.status.then(() => true),
-        new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 8_000)),
-      ]);
-      clearTimeout(timer);
-      if (!ended) child.kill("SIGKILL");
-      await child.status;
-      await reading.catch(() => {});
-      return ended;
-    },
-  };
-}
+const line = (message: Record<string, unknown>) => JSON.stringify(message) + "\n";
 
 Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both eras", async () => {
   const receiver = startOtlpReceiver();
@@ -83,22 +31,11 @@ Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both
   try {
     // Each span and operation duration is awaited while its server lives (exported
     // every 50 ms and 200 ms); the session's duration is recorded when the pipe ends.
-    const legacyChild = serveChild(receiver);
+    const legacyChild = start("examples/everything.ts", otelEnv(receiver));
     let legacyEnded: boolean;
     try {
-      await legacyChild.send({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "0" },
-        },
-      });
-      await legacyChild.answer(0);
-      await legacyChild.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-      await legacyChild.send({
+      await handshake(legacyChild, "2025-11-25");
+      await legacyChild.send(line({
         jsonrpc: "2.0",
         id: 1,
         method: "tools/call",
@@ -107,8 +44,8 @@ Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both
           arguments: {},
           _meta: { traceparent: traceparent(TRACE.legacy) },
         },
-      });
-      const result = (await legacyChild.answer(1)).result as { isError?: boolean };
+      }));
+      const result = (await legacyChild.next((m) => m.id === 1)).result as { isError?: boolean };
       assert.equal(result.isError, true);
       await receiver.until(
         () =>
@@ -120,12 +57,12 @@ Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both
         "the legacy span and its duration",
       );
     } finally {
-      legacyEnded = await legacyChild.close();
+      legacyEnded = !(await legacyChild.close()).killed;
     }
 
-    const modernChild = serveChild(receiver);
+    const modernChild = start("examples/everything.ts", otelEnv(receiver));
     try {
-      await modernChild.send({
+      await modernChild.send(line({
         jsonrpc: "2.0",
         id: 1,
         method: "tools/call",
@@ -138,8 +75,8 @@ Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both
             traceparent: traceparent(TRACE.modern),
           },
         },
-      });
-      assert.ok((await modernChild.answer(1)).result);
+      }));
+      assert.ok((await modernChild.next((m) => m.id === 1)).result);
       await receiver.until(
         () =>
           !!find(TRACE.modern) &&
