@@ -43,7 +43,7 @@ export function readMessage(
   maxBytes: number,
   clock?: BodyClock,
 ): Promise<Decoded | undefined> {
-  // Not async: the common body (announced, at most 64 KiB) is parsed with
+  // Not async: the common body (announced, at most 16 KiB) is parsed with
   // one continuation instead of an async frame and its promises.
   try {
     const length = request.headers.get("content-length");
@@ -302,13 +302,17 @@ async function readAnnounced(
   });
   let buffer = new Uint8Array(Math.min(announced, 16 * 1024));
   let used = 0;
+  /** Doubles the buffer (never past the announced length) until `needed` bytes fit. */
+  const grow = (needed: number) => {
+    let size = buffer.byteLength;
+    while (size < needed) size = Math.min(announced, size * 2);
+    const grown = new Uint8Array(size);
+    grown.set(buffer.subarray(0, used));
+    buffer = grown;
+  };
   try {
     while (used < announced) {
-      if (used === buffer.byteLength) {
-        const grown = new Uint8Array(Math.min(announced, buffer.byteLength * 2));
-        grown.set(buffer);
-        buffer = grown;
-      }
+      if (used === buffer.byteLength) grow(used + 1);
       if (byob) {
         const { value, done } = await byob.read(buffer.subarray(used));
         if (expired) throw new BodyTimeoutError(clock!.ms);
@@ -321,11 +325,7 @@ async function readAnnounced(
         if (done || !value) break;
         // Past the announced length the body is malformed; keep what was announced.
         const chunk = value.subarray(0, announced - used);
-        while (used + chunk.byteLength > buffer.byteLength) {
-          const grown = new Uint8Array(Math.min(announced, buffer.byteLength * 2));
-          grown.set(buffer.subarray(0, used));
-          buffer = grown;
-        }
+        if (used + chunk.byteLength > buffer.byteLength) grow(used + chunk.byteLength);
         buffer.set(chunk, used);
         used += chunk.byteLength;
       }

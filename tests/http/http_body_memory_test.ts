@@ -81,7 +81,7 @@ Deno.test("http: 300 clients that announce 4 MiB and send one byte hold kilobyte
 Deno.test("http: a large body sent slowly in pieces is read whole and answered", async () => {
   const server = await spawn();
   try {
-    const text = "é".repeat(150_000); // 300,000 bytes of UTF-8, past the 64 KiB json() path
+    const text = "é".repeat(150_000); // 300,000 bytes of UTF-8, past the 16 KiB json() path
     const body = new TextEncoder().encode(
       JSON.stringify(request2026(7, "tools/call", { name: "echo", arguments: { text } })),
     );
