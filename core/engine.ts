@@ -886,12 +886,19 @@ export class Engine {
     const retry = params.inputResponses !== undefined || params.requestState !== undefined;
     let pending = false;
     try {
-      const serve = () => this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
-      // A call that may become a task is answered with the task once it is one.
-      const served = starter ? () => starter.settle(serve) : serve;
-      const outcome = this.#middleware
-        ? this.#through(request, "stateless", exchange, frame, served)
-        : served();
+      let outcome: Awaitable<Record<string, unknown> | undefined>;
+      if (this.#middleware === undefined && starter === undefined) {
+        // The common case, with no closure made per request.
+        outcome = this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+      } else {
+        const serve = () =>
+          this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+        // A call that may become a task is answered with the task once it is one.
+        const served = starter ? () => starter.settle(serve) : serve;
+        outcome = this.#middleware
+          ? this.#through(request, "stateless", exchange, frame, served)
+          : served();
+      }
       if (isThenable(outcome)) {
         pending = true;
         return this.#statelessLater(request, dialect, frame, retry, session, cancellation, outcome);

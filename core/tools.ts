@@ -246,15 +246,12 @@ function runTool(
   // rejection, a result that cannot be normalized) is the tool's failure.
   let result: CallToolResult | Promise<CallToolResult>;
   try {
-    const run = (frame: Frame) =>
-      tool.handler
-        ? tool.handler(input.value as never, frame)
-        : server.definition.handleToolCall!(name, input.value as Record<string, unknown>, frame);
-    // A task-capable tool runs as a task where the call can become one (else at once).
+    // A task-capable tool runs as a task where the call can become one (else at once);
+    // any other is called directly, with no closure made per call.
     const support = tool.execution?.taskSupport;
     const returned = support && support !== "forbidden" && tool.taskStart !== "handler"
-      ? frame.runAsTask(run)
-      : run(frame);
+      ? frame.runAsTask((frame) => callHandler(server, tool, input.value, frame))
+      : callHandler(server, tool, input.value, frame);
     result = andThen(returned, normalizeToolResult);
   } catch (error) {
     return toolFailure(error);
@@ -262,6 +259,18 @@ function runTool(
   return result instanceof Promise
     ? result.then((value) => checkOutput(tool, value), toolFailure)
     : checkOutput(tool, result);
+}
+
+/** Runs a tool's handler, or the server's `handleToolCall` for a tool without one. */
+function callHandler(
+  server: McpServer,
+  tool: ToolDefinition<never>,
+  args: unknown,
+  frame: Frame,
+): Awaitable<CallToolResult | string> {
+  return tool.handler
+    ? tool.handler(args as never, frame)
+    : server.definition.handleToolCall!(tool.name, args as Record<string, unknown>, frame);
 }
 
 /** A handler's failure as a tool error result; an `McpError` stays a JSON-RPC error. */
