@@ -167,12 +167,14 @@ Options:
   --body-timeout <ms>       A request body must arrive within this long, else
                             408 (default 30000; 0 turns it off)
   --header-timeout <ms>     Close a connection that has not sent a request's
-                            headers within this long (default: none)
+                            headers within this long (default: none; 10000
+                            once --idle-timeout is given)
   --idle-timeout <ms>       Close a kept-alive connection idle this long
-                            between requests (default: none). Either flag
-                            serves on node:http, which has these timeouts
-                            (Deno.serve has none) at about twice the CPU per
-                            request; without them put a proxy in front
+                            between requests (default: none; 5000 once
+                            --header-timeout is given). Either flag serves on
+                            node:http, which has these timeouts (Deno.serve
+                            has none) at about twice the CPU per request;
+                            without them put a proxy in front
   --cors <origin,...>       Let browser pages on these origins call the
                             endpoint (CORS preflights answered; each origin
                             is also an allowed Origin; repeatable)

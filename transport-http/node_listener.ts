@@ -43,7 +43,8 @@ export interface NodeServeOptions extends ServeOptions {
   /**
    * A kept-alive connection idle this long after a response is closed
    * (default 5 s; Node's `keepAliveTimeout`). Streams in progress are not
-   * idle: their keep-alive comments (`keepAliveMs`) flow. 0 turns it off.
+   * idle: their keep-alive comments (`keepAliveMs`) flow. 0: no idle timeout
+   * of its own, the header timeout then bounds the wait for the next request.
    */
   idleTimeoutMs?: number;
 }
@@ -119,7 +120,6 @@ export async function serveNode(
   http.headersTimeout = headersMs;
   http.keepAliveTimeout = idleMs;
   http.requestTimeout = 0;
-  const port = options.port ?? 8080;
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
       http.once("error", reject);
@@ -128,7 +128,7 @@ export async function serveNode(
         resolve();
       });
     });
-  await listen(port);
+  await listen(options.port ?? 8080);
   const addr = http.address() as AddressInfo;
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
   const url = new URL(`http://${host}:${addr.port}${path}`);
