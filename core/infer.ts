@@ -106,8 +106,11 @@ export type InferSchema<S> = unknown extends S ? Record<string, unknown>
  * if (out !== 3) throw new Error("unexpected");
  * ```
  */
-export type InferOutput<S> = unknown extends S ? unknown
-  : [S] extends [undefined] ? unknown
+// No `unknown extends S` test first (`JsonSchema extends S` covers `unknown`):
+// with it, a non-context-sensitive handler (`() => ({ structuredContent:
+// { list: ["a"] } })`) was checked as a const context, its arrays readonly,
+// and no longer matched a mutable `string[]` output.
+export type InferOutput<S> = [S] extends [undefined] ? unknown
   : JsonSchema extends S ? unknown
   : InferSchema<S>;
 

@@ -549,12 +549,12 @@ export interface ServerDefinition {
 
 /**
  * A server definition as written inline in `defineServer`: each tool's
- * handler arguments typed by its `inputSchema` ({@link TypedTool}; for a
- * `structuredContent` typed by `outputSchema` too, write the tool with
- * `defineTool`), each prompt's by its
+ * handler arguments typed by its `inputSchema` and its `structuredContent`
+ * by its `outputSchema` ({@link TypedTool}), each prompt's by its
  * `arguments` ({@link TypedPrompt}), each resource template's `read` by its
  * URI template's variables ({@link TypedResourceTemplate}). The type
- * parameters are inferred, one entry per component.
+ * parameters are inferred, one entry per component (`Outputs` one per tool,
+ * from its `outputSchema`).
  *
  * @example
  * ```ts
@@ -571,11 +571,28 @@ export type TypedServerDefinition<
   Inputs extends readonly unknown[],
   Args extends readonly unknown[],
   Templates extends readonly unknown[],
+  Outputs extends readonly unknown[] = [],
 > =
   & Omit<ServerDefinition, "tools" | "prompts" | "resourceTemplates">
   & {
+    // `Inputs` is inferred from each `inputSchema`, `Outputs` from each
+    // `outputSchema` by a second mapped tuple that only infers: inference
+    // visits both branches of the conditional, which resolves to `unknown` (a
+    // length is never -1), so that tuple adds no excess-property check of its
+    // own (intersected as it is, it rejects every tool's other properties).
+    // The check is on `Outputs["length"]`: a branch of a check on `Outputs`
+    // itself sees a narrowed `Outputs` and infers nothing. `NoInfer` keeps
+    // the first tuple from inferring `Outputs` as well.
     /** Tools. */
-    tools?: { [K in keyof Inputs]: TypedTool<Inputs[K], unknown> };
+    tools?:
+      & {
+        [K in keyof Inputs]: TypedTool<
+          Inputs[K],
+          NoInfer<K extends keyof Outputs ? Outputs[K] : undefined>
+        >;
+      }
+      & (Outputs["length"] extends -1 ? { [K in keyof Outputs]: { outputSchema?: Outputs[K] } }
+        : unknown);
     /** Prompts. */
     prompts?: { [K in keyof Args]: TypedPrompt<Args[K]> };
     /** Resource templates. */
@@ -668,7 +685,8 @@ export function defineServer<
   const Inputs extends readonly unknown[],
   const Args extends readonly unknown[],
   const Templates extends readonly unknown[],
->(definition: TypedServerDefinition<Inputs, Args, Templates>): McpServer;
+  const Outputs extends readonly unknown[],
+>(definition: TypedServerDefinition<Inputs, Args, Templates, Outputs>): McpServer;
 export function defineServer(typed: object): McpServer {
   // The typed view is for authoring; serving reads the plain definition.
   const definition = typed as ServerDefinition;

@@ -44,6 +44,33 @@ const legacy: ToolDefinition<never>[] = [defineTool({
 
 const listed = defineServer({ name: "listed", version: "1.0.0", tools: [forecast, ...legacy] });
 
+// No tool with an outputSchema: a mixed list still infers every inputSchema.
+const plain = defineServer({
+  name: "plain",
+  version: "1.0.0",
+  tools: [
+    forecast,
+    { name: "zod", inputSchema: weather, handler: ({ city, days }) => `${city}${days}` },
+    { name: "valibot", inputSchema: v.object({ n: v.number() }), handler: ({ n }) => `${n + 1}` },
+    { name: "arktype", inputSchema: type({ s: "string" }), handler: ({ s }) => s.trim() },
+    {
+      name: "json",
+      inputSchema: { type: "object", properties: { b: { type: "boolean" } }, required: ["b"] },
+      handler: ({ b }) => ({ content: [], structuredContent: { b: !b } }),
+    },
+    { name: "none", handler: (args) => JSON.stringify(args) },
+    // @ts-expect-error wrong argument name (zod) with no outputSchema anywhere
+    { name: "e", inputSchema: weather, handler: ({ town }) => town },
+  ],
+});
+
+// defineTool with an array in structuredContent (a const context made it readonly).
+defineTool({
+  name: "list",
+  outputSchema: z.object({ list: z.array(z.string()) }),
+  handler: () => ({ content: [], structuredContent: { list: ["a"] } }),
+});
+
 export const server = defineServer({
   name: "typed",
   version: "1.0.0",
@@ -99,6 +126,70 @@ export const server = defineServer({
       // @ts-expect-error structuredContent of the wrong type
       handler: () => ({ content: [], structuredContent: { celsius: "21" } }),
     }),
+    // Written inline, an outputSchema types structuredContent too (zod,
+    // valibot, arktype, JSON Schema), and an array in it stays mutable.
+    {
+      name: "zod-out",
+      inputSchema: weather,
+      outputSchema: z.object({ celsius: z.number(), tags: z.array(z.string()) }),
+      handler: ({ city, days }) => ({
+        content: [],
+        structuredContent: { celsius: city.length * days, tags: ["a"] },
+      }),
+    },
+    {
+      name: "valibot-out",
+      outputSchema: v.object({ city: v.string() }),
+      handler: async () => ({
+        content: [],
+        structuredContent: { city: await Promise.resolve("Oslo") },
+      }),
+    },
+    {
+      name: "arktype-out",
+      inputSchema: type({ city: "string" }),
+      outputSchema: type({ length: "number" }),
+      handler: ({ city }) => ({ content: [], structuredContent: { length: city.length } }),
+    },
+    {
+      name: "json-out",
+      outputSchema: {
+        type: "object",
+        properties: { list: { type: "array", items: { type: "string" } } },
+        required: ["list"],
+      },
+      handler: () => ({ content: [], structuredContent: { list: ["a", "b"] } }),
+    },
+    {
+      name: "e8",
+      inputSchema: weather,
+      outputSchema: celsius,
+      // @ts-expect-error structuredContent of the wrong type (zod, inline)
+      handler: ({ city }) => ({ content: [], structuredContent: { celsius: city } }),
+    },
+    {
+      name: "e9",
+      outputSchema: v.object({ city: v.string() }),
+      // @ts-expect-error structuredContent of the wrong type (valibot, inline)
+      handler: () => ({ content: [], structuredContent: { city: 1 } }),
+    },
+    {
+      name: "e10",
+      inputSchema: type({ city: "string" }),
+      outputSchema: type({ length: "number" }),
+      // @ts-expect-error structuredContent of the wrong type (arktype, inline)
+      handler: ({ city }) => ({ content: [], structuredContent: { length: city } }),
+    },
+    {
+      name: "e11",
+      outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
+      // @ts-expect-error structuredContent missing a required property (JSON Schema, inline)
+      handler: () => ({ content: [], structuredContent: { total: 1 } }),
+    },
+    // Without an outputSchema, structuredContent is anything.
+    { name: "free", handler: () => ({ content: [], structuredContent: { any: ["thing"] } }) },
+    // @ts-expect-error a property no tool has
+    { name: "e12", handler: () => "", outputschema: celsius },
     defineTool({
       name: "e5",
       outputSchema: { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] },
@@ -130,6 +221,6 @@ export const server = defineServer({
 });
 
 Deno.test("a typed definition is a server", () => {
-  if (listed.tools.size !== 2) throw new Error("unexpected");
-  if (server.tools.size !== 11 || !server.prompts.has("greet")) throw new Error("unexpected");
+  if (listed.tools.size !== 2 || plain.tools.size !== 7) throw new Error("unexpected");
+  if (server.tools.size !== 21 || !server.prompts.has("greet")) throw new Error("unexpected");
 });
