@@ -467,8 +467,9 @@ async function memoryTable(): Promise<Table> {
   return {
     key: "memory",
     title: `Memory: resident bytes per idle legacy session at ${SESSIONS.toLocaleString("en-US")}`,
-    setup: `${SESSIONS} sessions opened 16 at a time after 200 warm-up sessions; the server ` +
-      "collects garbage (a bench-only hook, `--expose-gc`) before each reading; RSS from /proc, " +
+    setup: `${SESSIONS} sessions opened 16 at a time after 1,000 warm-up sessions; the server ` +
+      "collects garbage as V8 does when memory runs out (a bench-only hook, `--expose-gc`: " +
+      "memory-reducing full GCs that give back free heap pages) before each reading; RSS from /proc, " +
       "the V8 heap in use from `Deno.memoryUsage()`; growth divided by the sessions.",
     rows,
     baselines: [HTTP.officialSessions.name, HTTP.tmcp.name],

@@ -5,9 +5,11 @@
  * exit on SIGTERM/SIGINT, or on its own after `BENCH_MAX_SECONDS` (600).
  *
  * Started with `--v8-flags=--expose-gc` (memory runs only), a server also
- * answers `POST /__bench/gc`: it collects garbage and returns
- * `Deno.memoryUsage()`, so memory per session is read after a full GC, the
- * same way for every server.
+ * answers `POST /__bench/gc`: it collects garbage the way V8 does when memory
+ * runs out (a full, memory-reducing GC that also gives back the heap's free
+ * pages, not only a full GC, after which V8 keeps growing room that reads as
+ * resident memory) and returns `Deno.memoryUsage()`, so memory per session is
+ * read the same way for every server.
  *
  * @module
  */
@@ -18,12 +20,13 @@ type Handler = (request: Request) => Response | Promise<Response>;
 const GC_PATH = "/__bench/gc";
 
 function withGcHook(handler: Handler): Handler {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = (globalThis as { gc?: (options?: unknown) => void }).gc;
   if (!gc) return handler;
   return (request) => {
     if (!request.url.endsWith(GC_PATH)) return handler(request);
-    gc();
-    gc();
+    // "last-resort" is V8's CollectAllAvailableGarbage: repeated full GCs that
+    // compact the heap and release its unused pages.
+    gc({ type: "major", execution: "sync", flavor: "last-resort" });
     return Response.json(Deno.memoryUsage());
   };
 }

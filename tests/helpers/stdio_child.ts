@@ -57,21 +57,24 @@ export function spawnServe(module: string, options: SpawnServeOptions = {}): Den
  * What an official SDK's `StdioClientTransport` needs to start `cli serve
  * <module>` from the repository root. The SDKs hand a child only a default
  * environment (HOME, PATH, ...), so without this the child would miss
- * `DENO_DIR` and fill a cold cache of its own before answering.
+ * `DENO_DIR` and fill a cold cache of its own before answering. The child's
+ * stderr is the test's (a line or two; what explains a child that failed to
+ * start): a piped stderr nobody reads would stall a child that writes more
+ * than the pipe holds.
  */
 export function serveParams(module: string): {
   command: string;
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  stderr: "pipe";
+  stderr: "inherit";
 } {
   return {
     command: Deno.execPath(),
     args: ["run", "-A", "cli/main.ts", "serve", module],
     cwd: ROOT.pathname,
     env: Deno.env.toObject(),
-    stderr: "pipe",
+    stderr: "inherit",
   };
 }
 
