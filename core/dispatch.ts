@@ -133,13 +133,13 @@ function route(
       });
     }
     case "logging/setLevel":
-      session!.logLevel = params.level as LogLevel;
+      session!.setLogLevel(params.level as LogLevel);
       return {};
     case "resources/subscribe":
     case "resources/unsubscribe":
       if (!caps.resources?.subscribe) throw notFound(method);
-      if (method === "resources/subscribe") session!.subscriptions.add(params.uri as string);
-      else session!.subscriptions.delete(params.uri as string);
+      if (method === "resources/subscribe") session!.subscribe(params.uri as string);
+      else session!.unsubscribe(params.uri as string);
       return {};
   }
   const handler = DEFAULT_ROUTES[method];

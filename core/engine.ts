@@ -552,8 +552,8 @@ export class Engine {
    * const registry = new Registry([v2025_11_25]);
    * const engine = new Engine(server, { registry });
    * const session = engine.createSession({ id: "b4f1", transport: "http" });
-   * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
-   * session.clientInfo = { name: "inspector", version: "1.0.0" };
+   * // as `initialize` does:
+   * session.completeHandshake(engine.dialect("2025-11-25")!, { name: "inspector", version: "1.0.0" }, {});
    * session.assigns.value = { userId: 7, connection: new AbortController() };
    * const record = engine.snapshot(session);
    * assert.equal(record.protocolVersion, "2025-11-25");
@@ -635,9 +635,9 @@ export class Engine {
    *   transport: "stdio",
    *   onMessage: (message) => void ("method" in message && heard.push(message.method)),
    * });
-   * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
-   * session.initialized = true;
-   * session.subscriptions.add("notes://1");
+   * session.completeHandshake(engine.dialect("2025-11-25")!, {}, {}); // as `initialize` does
+   * session.markInitialized();
+   * session.subscribe("notes://1");
    * server.notify.resourceUpdated("notes://1");
    * assert.deepEqual(heard, ["notifications/resources/updated"]);
    * engine.close();
@@ -714,7 +714,7 @@ export class Engine {
       return { message: resultResponse(request.id, result!), status: 200 };
     } catch (error) {
       // Refused by a middleware: the session stays uninitialized, as on a rejected handshake.
-      if (exchange.session) exchange.session.dialect = undefined;
+      exchange.session?.failHandshake();
       return errorReply(request, error);
     }
   }
@@ -730,9 +730,9 @@ export class Engine {
       }
       return;
     }
-    if (session) session.lastActivity = Date.now();
+    session?.touch();
     if (message.method === "notifications/initialized") {
-      if (session?.dialect) session.initialized = true;
+      if (session?.dialect) session.markInitialized();
       return;
     }
     const handler = this.server.definition.handleNotification;
@@ -761,7 +761,7 @@ export class Engine {
   #legacy(request: JsonRpcRequest, exchange: Exchange): Awaitable<Reply | undefined> {
     const { session } = exchange;
     const { id, method } = request;
-    if (session) session.lastActivity = Date.now();
+    session?.touch();
     if (method === "initialize") {
       return this.#middleware
         ? this.#initializeThrough(request, exchange)

@@ -118,9 +118,11 @@ export async function initialize(
       }),
     );
   }
-  session.dialect = dialect;
-  session.clientInfo = (params.clientInfo ?? {}) as Implementation;
-  session.clientCapabilities = (params.capabilities ?? {}) as ClientCapabilities;
+  session.completeHandshake(
+    dialect,
+    (params.clientInfo ?? {}) as Implementation,
+    (params.capabilities ?? {}) as ClientCapabilities,
+  );
   const definition = server.definition;
   try {
     let text = definition.instructions;
@@ -148,7 +150,7 @@ export async function initialize(
     };
   } catch (error) {
     // A rejected handshake leaves the session uninitialized; the transport drops it.
-    session.dialect = undefined;
+    session.failHandshake();
     return errorReply(request, error);
   }
 }
@@ -169,20 +171,13 @@ export async function restoreSession(
   }
   const server = engine.server;
   const session = engine.createSession({ ...options, id: record.id });
-  session.dialect = dialect;
-  session.clientInfo = record.clientInfo;
-  session.clientCapabilities = record.clientCapabilities;
-  session.initialized = record.initialized;
-  session.logLevel = record.logLevel;
-  session.owner = record.owner;
-  for (const uri of record.subscriptions) session.subscriptions.add(uri);
-  session.assigns.value = { ...record.assigns };
+  session.restore(dialect, record);
   const frame = legacyFrame(server, session, exchange, "session/restore", undefined, NEVER);
   try {
     const expired = server.definition.handleSessionExpired;
     if (expired) {
       const accepted = await expired(record.id, frame);
-      if (accepted?.clientInfo) session.clientInfo = accepted.clientInfo;
+      if (accepted?.clientInfo) session.identify(accepted.clientInfo);
     } else {
       await server.definition.init?.(session.clientInfo as Implementation, frame);
     }

@@ -469,7 +469,7 @@ export class LegacyEndpoint {
       );
     }
     releaseOnEnd(stream, release);
-    session.lastActivity = Date.now();
+    session.touch();
     return stream.response({ "mcp-session-id": session.id! });
   }
 
@@ -574,7 +574,7 @@ export class LegacyEndpoint {
     }
     const entry = this.#sessions.create(client);
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
-    if (this.#principalOf) entry.session.owner = this.#principalOf(context?.authInfo) ?? "";
+    if (this.#principalOf) entry.session.bindOwner(this.#principalOf(context?.authInfo) ?? "");
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,

@@ -154,7 +154,7 @@ function savedKey(record: SessionRecord): string {
  * });
  * const entry = table.create();
  * assert.equal(entry?.session.id?.length, 32);
- * entry!.session.initialized = true; // a finished handshake is not displaced
+ * entry!.session.markInitialized(); // a finished handshake is not displaced
  * assert.equal(table.create(), undefined);
  * table.close();
  * engine.close();
@@ -238,7 +238,7 @@ export class SessionTable {
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 1, idleMs: 60_000, stream });
-   * table.create()!.session.initialized = true;
+   * table.create()!.session.markInitialized();
    * assert.equal(table.create(), undefined); // full of finished sessions
    * assert.equal(table.retryAfterSeconds, 60);
    * table.close();
@@ -317,7 +317,7 @@ export class SessionTable {
    *   idleMs: 60_000,
    *   stream,
    * });
-   * table.create("10.0.0.1")!.session.initialized = true;
+   * table.create("10.0.0.1")!.session.markInitialized();
    * if (!table.clientFull("10.0.0.1")) throw new Error("one finished session is the bound");
    * if (table.clientFull("10.0.0.2")) throw new Error("another client has room");
    * table.close();
@@ -577,7 +577,7 @@ export class SessionTable {
    * const entry = table.create()!;
    * const connection = await table.streamOf(entry).attach(undefined, false);
    * table.hold(entry, connection.signal);
-   * entry.session.lastActivity = 0; // the client POSTs nothing while it listens
+   * entry.session.touch(0); // the client POSTs nothing while it listens
    * await connection.readable.cancel(); // it leaves: its idle time counts from now
    * table.sweep(true);
    * assert.equal(table.size, 1);
@@ -721,7 +721,7 @@ export class SessionTable {
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * table.create();
-   * table.create()!.session.lastActivity = Date.now() - 120_000; // idle for two minutes
+   * table.create()!.session.touch(Date.now() - 120_000); // idle for two minutes
    * table.sweep(true);
    * assert.equal(table.size, 1);
    * table.close();
@@ -815,9 +815,7 @@ export class SessionTable {
     const key = savedKey(record);
     if (key === entry.saved) return entry;
     const { session } = entry;
-    session.subscriptions.clear();
-    for (const uri of record.subscriptions) session.subscriptions.add(uri);
-    session.logLevel = record.logLevel;
+    session.sync(record);
     entry.saved = key;
     return entry;
   }
