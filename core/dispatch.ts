@@ -33,6 +33,7 @@ export class NoReply extends Error {}
 
 const UNWRAPPED = new Set(["initialize", "ping", "server/discover", "subscriptions/listen"]);
 
+// A cache of each (immutable) dialect's request methods as a set.
 const methodSets = new WeakMap<Dialect, Set<string>>();
 function methodSet(dialect: Dialect): Set<string> {
   let set = methodSets.get(dialect);
@@ -147,6 +148,7 @@ function route(
   return handler({ server, dialect, frame, request, params });
 }
 
+// A cache of each (immutable) params schema with its `_meta` reduced.
 const withoutMeta = new WeakMap<s.Schema, s.Schema>();
 
 // The params schema, with a `_meta` the envelope check already covered

@@ -15,7 +15,7 @@ import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
-import { initialize, NEVER, restoreSession } from "./handshake.ts";
+import { initialize, NEVER, restore } from "./handshake.ts";
 import { withInputs } from "./input_rounds.ts";
 import {
   errorResponse,
@@ -615,7 +615,20 @@ export class Engine {
     options: SessionOptions,
     exchange: Exchange,
   ): Promise<Session> {
-    return restoreSession(this, record, options, exchange);
+    const dialect = this.dialect(record.protocolVersion, "legacy");
+    if (!dialect) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.INTERNAL_ERROR,
+          `Stored session uses unserved version ${record.protocolVersion}`,
+        ),
+      );
+    }
+    const session = this.createSession({ ...options, id: record.id });
+    return restore(this.server, session, dialect, record, exchange).then(() => session, (error) => {
+      this.dropSession(session);
+      throw McpError.from(error);
+    });
   }
 
   /**

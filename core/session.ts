@@ -115,6 +115,24 @@ export class Session {
    */
   readonly id?: string;
   /**
+   * What names this session object among others: its {@link id}, or for a
+   * session without one (stdio) a random UUID drawn on first use, the same
+   * for the session's life. Tasks name their owner with it.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * assert.equal(new Session({ id: "b4f1", transport: "http" }).key, "b4f1");
+   * const stdio = new Session({ transport: "stdio" });
+   * assert.equal(stdio.key, stdio.key);
+   * assert.notEqual(stdio.key, new Session({ transport: "stdio" }).key);
+   * ```
+   */
+  get key(): string {
+    return this.id || (this.#key ??= crypto.randomUUID());
+  }
+  /**
    * The transport kind.
    *
    * @example
@@ -366,6 +384,7 @@ export class Session {
     return this.#closed;
   }
 
+  #key: string | undefined;
   #dialect: Dialect | undefined;
   #initialized = false;
   #logLevel: LogLevel | undefined;

@@ -72,14 +72,9 @@ function json<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
 }
 
-const sessionKeys = new WeakMap<Session, string>();
-
 /** Who a legacy request's tasks belong to: its session. */
 function sessionOwner(session: Session): string {
-  if (session.id) return `session:${session.id}`;
-  let key = sessionKeys.get(session);
-  if (!key) sessionKeys.set(session, key = `session:${crypto.randomUUID()}`);
-  return key;
+  return `session:${session.key}`;
 }
 
 /** The tasks of one engine: the store, the tasks this instance runs, and who waits on them. */
