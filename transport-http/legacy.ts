@@ -26,7 +26,8 @@ import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
-import type { SessionEntry, SessionTable } from "./session_table.ts";
+import type { SessionEntry } from "./session_entry.ts";
+import type { SessionTable } from "./session_table.ts";
 import type { SseStream } from "./sse_stream.ts";
 
 /** The JSON-RPC code the legacy transport uses for an unknown session (as the official SDK). */

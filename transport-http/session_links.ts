@@ -12,7 +12,7 @@ import type { NotificationBus, SessionStore } from "@anubis/core";
 import { logger } from "@anubis/core";
 import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
-import type { SessionEntry } from "./session_table.ts";
+import type { SessionEntry } from "./session_entry.ts";
 
 /**
  * Options of {@link SessionLinks}.

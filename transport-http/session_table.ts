@@ -17,6 +17,7 @@ import type {
   Session,
 } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
+import type { SessionEntry } from "./session_entry.ts";
 import { SessionLinks } from "./session_links.ts";
 import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
 
@@ -68,31 +69,6 @@ export interface SessionTableOptions {
  * (`refused`: not logged, the session never opened).
  */
 export type SessionEndReason = "deleted" | "expired" | "shutdown" | "ended elsewhere" | "refused";
-
-/**
- * A live session and its standalone stream.
- *
- * @example
- * ```ts
- * import type { SessionEntry } from "./session_table.ts";
- * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream?.attached}`;
- * ```
- */
-export interface SessionEntry {
-  /** The engine's session. */
-  readonly session: Session;
-  /**
-   * Its standalone SSE stream, made on the first GET (or, with an event
-   * store, on the first message to record); most sessions never open one.
-   */
-  stream?: StandaloneStream;
-  /** The last record saved, without its timestamp (to skip unchanged saves). */
-  saved?: string;
-  /** When the store's TTL was last extended. */
-  touchedAt: number;
-  /** Who opened it, for the per-client bound. */
-  client?: string;
-}
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
 const ID_BYTES = 16;
