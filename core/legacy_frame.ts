@@ -7,8 +7,7 @@
 
 import type { Cancellation } from "./cancellation.ts";
 import type { Exchange } from "./exchange.ts";
-import { Frame } from "./frame.ts";
-import { EMPTY, EngineFrameContext } from "./frame_context.ts";
+import { EMPTY, EngineFrameContext, Frame } from "./frame.ts";
 import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
 import { MetaKey } from "./meta.ts";
 import type { McpServer } from "./server.ts";
