@@ -14,7 +14,7 @@ import type { JsonRpcRequest } from "./json_rpc.ts";
 import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./routes.ts";
 import * as s from "./schema.ts";
 import { type Awaitable, type McpServer, NO_REPLY } from "./server.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 import type { LogLevel } from "./types.ts";
 
 /** What dispatch needs of the engine: the server and the versions `server/discover` names. */

@@ -15,8 +15,8 @@ import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
-import { initialize, NEVER, restore } from "./handshake.ts";
-import { withInputs } from "./input_rounds.ts";
+import { initialize, NEVER, restore } from "./legacy/handshake.ts";
+import { withInputs } from "./stateless/input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -25,7 +25,7 @@ import {
   type JsonRpcResponse,
   resultResponse,
 } from "./json_rpc.ts";
-import { emitter, legacyFrame } from "./legacy_frame.ts";
+import { emitter, legacyFrame } from "./legacy/frame.ts";
 import { MetaKey } from "./meta.ts";
 import {
   composeMiddleware,
@@ -38,15 +38,15 @@ import { classifyEra, type Registry } from "./registry.ts";
 import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
 import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
-import { Session, type SessionOptions } from "./session.ts";
+import { Session, type SessionOptions } from "./legacy/session.ts";
 import { servedVersions } from "./served_versions.ts";
-import { sessionRecord } from "./session_persistence.ts";
-import { statelessFrame } from "./stateless_frame.ts";
+import { sessionRecord } from "./legacy/session_persistence.ts";
+import { statelessFrame } from "./stateless/frame.ts";
 import type { SessionRecord } from "./session_store.ts";
 import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
 import type { TaskStore } from "./task_store.ts";
-import { TaskExtension, type TaskStarter } from "./task_extension.ts";
+import { TaskExtension, type TaskStarter } from "./stateless/task_extension.ts";
 import { TaskRuntime } from "./tasks.ts";
 import type { Era, Implementation } from "./types.ts";
 

@@ -6,7 +6,7 @@
  */
 
 import type { JsonRpcMessage, JsonRpcResponse } from "./json_rpc.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 
 /**
  * One inbound message's surroundings, given by the transport.

@@ -15,11 +15,11 @@ import { ErrorCode, McpError } from "./errors.ts";
 import type { Exchange, Reply } from "./exchange.ts";
 import type { Frame } from "./frame.ts";
 import { errorResponse, type JsonRpcRequest, resultResponse } from "./json_rpc.ts";
-import { emitter, type FrameTask, legacyFrame } from "./legacy_frame.ts";
+import { emitter, type FrameTask, legacyFrame } from "./legacy/frame.ts";
 import { MetaKey } from "./meta.ts";
 import { encodeContext, errorReply } from "./reply.ts";
 import type { Awaitable } from "./server.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 import {
   isTerminal,
   type TaskOutcome,

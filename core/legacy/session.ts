@@ -6,19 +6,19 @@
  * @module
  */
 
-import { Cancellation } from "./cancellation.ts";
-import type { Dialect } from "./dialect.ts";
-import { ErrorCode, McpError } from "./errors.ts";
-import { EMPTY } from "./frame.ts";
+import { Cancellation } from "../cancellation.ts";
+import type { Dialect } from "../dialect.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import { EMPTY } from "../frame.ts";
 import type {
   JsonRpcErrorResponse,
   JsonRpcMessage,
   JsonRpcResultResponse,
   RequestId,
-} from "./json_rpc.ts";
-import * as s from "./schema.ts";
-import type { SessionRecord } from "./session_store.ts";
-import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
+} from "../json_rpc.ts";
+import * as s from "../schema.ts";
+import type { SessionRecord } from "../session_store.ts";
+import type { ClientCapabilities, Implementation, LogLevel } from "../types.ts";
 
 /**
  * How a transport creates a session.

@@ -6,21 +6,21 @@
  * @module
  */
 
-import { Cancellation } from "./cancellation.ts";
-import type { Dialect } from "./dialect.ts";
-import { ErrorCode, McpError } from "./errors.ts";
-import type { Exchange, Reply } from "./exchange.ts";
-import type { JsonRpcRequest } from "./json_rpc.ts";
-import { resultResponse } from "./json_rpc.ts";
-import { type DispatchTarget, instructions } from "./dispatch.ts";
-import { adoptAssigns, legacyFrame } from "./legacy_frame.ts";
-import { encodeContext, errorReply } from "./reply.ts";
-import type { Registry } from "./registry.ts";
-import * as s from "./schema.ts";
-import type { McpServer } from "./server.ts";
+import { Cancellation } from "../cancellation.ts";
+import type { Dialect } from "../dialect.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import type { Exchange, Reply } from "../exchange.ts";
+import type { JsonRpcRequest } from "../json_rpc.ts";
+import { resultResponse } from "../json_rpc.ts";
+import { type DispatchTarget, instructions } from "../dispatch.ts";
+import { adoptAssigns, legacyFrame } from "./frame.ts";
+import { encodeContext, errorReply } from "../reply.ts";
+import type { Registry } from "../registry.ts";
+import * as s from "../schema.ts";
+import type { McpServer } from "../server.ts";
 import type { Session } from "./session.ts";
-import type { SessionRecord } from "./session_store.ts";
-import type { ClientCapabilities, Implementation } from "./types.ts";
+import type { SessionRecord } from "../session_store.ts";
+import type { ClientCapabilities, Implementation } from "../types.ts";
 
 /** Never cancelled: for frames outside a cancellable request. */
 export const NEVER: Cancellation = new Cancellation();

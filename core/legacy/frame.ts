@@ -5,12 +5,12 @@
  * @module
  */
 
-import type { Cancellation } from "./cancellation.ts";
-import type { Exchange } from "./exchange.ts";
-import { EMPTY, EngineFrameContext, Frame } from "./frame.ts";
-import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
-import { MetaKey } from "./meta.ts";
-import type { McpServer } from "./server.ts";
+import type { Cancellation } from "../cancellation.ts";
+import type { Exchange } from "../exchange.ts";
+import { EMPTY, EngineFrameContext, Frame } from "../frame.ts";
+import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
+import { MetaKey } from "../meta.ts";
+import type { McpServer } from "../server.ts";
 import type { Session } from "./session.ts";
 
 /** A request's middleware assigns join its session's (every request does, with or without a frame). */

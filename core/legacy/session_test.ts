@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Cancellation } from "./cancellation.ts";
-import type { JsonRpcMessage } from "./json_rpc.ts";
+import { Cancellation } from "../cancellation.ts";
+import type { JsonRpcMessage } from "../json_rpc.ts";
 import { Session } from "./session.ts";
 
 Deno.test("Session: the subscription set is made only when a URI is added", () => {
