@@ -12,7 +12,7 @@ import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
 import { admit, dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import type { Exchange, Reply } from "./exchange.ts";
+import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
 import { initialize, NEVER, restore } from "./legacy/handshake.ts";
@@ -25,7 +25,7 @@ import {
   type JsonRpcResponse,
   resultResponse,
 } from "./json_rpc.ts";
-import { emitter, legacyFrame } from "./legacy/frame.ts";
+import { legacyFrame } from "./legacy/frame.ts";
 import { MetaKey } from "./meta.ts";
 import {
   composeMiddleware,

@@ -49,7 +49,7 @@ export * from "../notification_bus.ts";
 export * from "../cancellation.ts";
 export * from "../legacy/session.ts";
 export type { SubscriptionFilter } from "../subscriptions.ts";
-export * from "../exchange.ts";
+export type { Exchange, Reply } from "../exchange.ts";
 export * from "../engine.ts";
 export * from "../legacy/session_persistence.ts";
 export { applyTaskOutcome, applyTaskPatch, isTerminal } from "../task_store.ts";
