@@ -14,7 +14,7 @@ import type { JsonRpcRequest } from "./json_rpc.ts";
 import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./routes.ts";
 import * as s from "./schema.ts";
 import { type Awaitable, type McpServer, NO_REPLY } from "./server.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 import type { LogLevel } from "./types.ts";
 
 /** What dispatch needs of the engine: the server and the versions `server/discover` names. */
@@ -33,6 +33,7 @@ export class NoReply extends Error {}
 
 const UNWRAPPED = new Set(["initialize", "ping", "server/discover", "subscriptions/listen"]);
 
+// A cache of each (immutable) dialect's request methods as a set.
 const methodSets = new WeakMap<Dialect, Set<string>>();
 function methodSet(dialect: Dialect): Set<string> {
   let set = methodSets.get(dialect);
@@ -133,13 +134,13 @@ function route(
       });
     }
     case "logging/setLevel":
-      session!.logLevel = params.level as LogLevel;
+      session!.setLogLevel(params.level as LogLevel);
       return {};
     case "resources/subscribe":
     case "resources/unsubscribe":
       if (!caps.resources?.subscribe) throw notFound(method);
-      if (method === "resources/subscribe") session!.subscriptions.add(params.uri as string);
-      else session!.subscriptions.delete(params.uri as string);
+      if (method === "resources/subscribe") session!.subscribe(params.uri as string);
+      else session!.unsubscribe(params.uri as string);
       return {};
   }
   const handler = DEFAULT_ROUTES[method];
@@ -147,6 +148,7 @@ function route(
   return handler({ server, dialect, frame, request, params });
 }
 
+// A cache of each (immutable) params schema with its `_meta` reduced.
 const withoutMeta = new WeakMap<s.Schema, s.Schema>();
 
 // The params schema, with a `_meta` the envelope check already covered

@@ -12,11 +12,11 @@ import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
 import { admit, dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import type { Exchange, Reply } from "./exchange.ts";
+import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
-import { initialize, NEVER, restoreSession } from "./handshake.ts";
-import { withInputs } from "./input_rounds.ts";
+import { initialize, NEVER, restore } from "./legacy/handshake.ts";
+import { withInputs } from "./stateless/input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -25,7 +25,7 @@ import {
   type JsonRpcResponse,
   resultResponse,
 } from "./json_rpc.ts";
-import { emitter, legacyFrame } from "./legacy_frame.ts";
+import { legacyFrame } from "./legacy/frame.ts";
 import { MetaKey } from "./meta.ts";
 import {
   composeMiddleware,
@@ -38,15 +38,15 @@ import { classifyEra, type Registry } from "./registry.ts";
 import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
 import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
-import { Session, type SessionOptions } from "./session.ts";
+import { Session, type SessionOptions } from "./legacy/session.ts";
 import { servedVersions } from "./served_versions.ts";
-import { sessionRecord } from "./session_persistence.ts";
-import { statelessFrame } from "./stateless_frame.ts";
+import { sessionRecord } from "./legacy/session_persistence.ts";
+import { statelessFrame } from "./stateless/frame.ts";
 import type { SessionRecord } from "./session_store.ts";
 import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
 import type { TaskStore } from "./task_store.ts";
-import { TaskExtension, type TaskStarter } from "./task_extension.ts";
+import { TaskExtension, type TaskStarter } from "./stateless/task_extension.ts";
 import { TaskRuntime } from "./tasks.ts";
 import type { Era, Implementation } from "./types.ts";
 
@@ -552,8 +552,8 @@ export class Engine {
    * const registry = new Registry([v2025_11_25]);
    * const engine = new Engine(server, { registry });
    * const session = engine.createSession({ id: "b4f1", transport: "http" });
-   * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
-   * session.clientInfo = { name: "inspector", version: "1.0.0" };
+   * // as `initialize` does:
+   * session.completeHandshake(engine.dialect("2025-11-25")!, { name: "inspector", version: "1.0.0" }, {});
    * session.assigns.value = { userId: 7, connection: new AbortController() };
    * const record = engine.snapshot(session);
    * assert.equal(record.protocolVersion, "2025-11-25");
@@ -615,7 +615,20 @@ export class Engine {
     options: SessionOptions,
     exchange: Exchange,
   ): Promise<Session> {
-    return restoreSession(this, record, options, exchange);
+    const dialect = this.dialect(record.protocolVersion, "legacy");
+    if (!dialect) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.INTERNAL_ERROR,
+          `Stored session uses unserved version ${record.protocolVersion}`,
+        ),
+      );
+    }
+    const session = this.createSession({ ...options, id: record.id });
+    return restore(this.server, session, dialect, record, exchange).then(() => session, (error) => {
+      this.dropSession(session);
+      throw McpError.from(error);
+    });
   }
 
   /**
@@ -635,9 +648,9 @@ export class Engine {
    *   transport: "stdio",
    *   onMessage: (message) => void ("method" in message && heard.push(message.method)),
    * });
-   * session.dialect = engine.dialect("2025-11-25"); // as `initialize` does
-   * session.initialized = true;
-   * session.subscriptions.add("notes://1");
+   * session.completeHandshake(engine.dialect("2025-11-25")!, {}, {}); // as `initialize` does
+   * session.markInitialized();
+   * session.subscribe("notes://1");
    * server.notify.resourceUpdated("notes://1");
    * assert.deepEqual(heard, ["notifications/resources/updated"]);
    * engine.close();
@@ -714,7 +727,7 @@ export class Engine {
       return { message: resultResponse(request.id, result!), status: 200 };
     } catch (error) {
       // Refused by a middleware: the session stays uninitialized, as on a rejected handshake.
-      if (exchange.session) exchange.session.dialect = undefined;
+      exchange.session?.failHandshake();
       return errorReply(request, error);
     }
   }
@@ -730,9 +743,9 @@ export class Engine {
       }
       return;
     }
-    if (session) session.lastActivity = Date.now();
+    session?.touch();
     if (message.method === "notifications/initialized") {
-      if (session?.dialect) session.initialized = true;
+      if (session?.dialect) session.markInitialized();
       return;
     }
     const handler = this.server.definition.handleNotification;
@@ -761,7 +774,7 @@ export class Engine {
   #legacy(request: JsonRpcRequest, exchange: Exchange): Awaitable<Reply | undefined> {
     const { session } = exchange;
     const { id, method } = request;
-    if (session) session.lastActivity = Date.now();
+    session?.touch();
     if (method === "initialize") {
       return this.#middleware
         ? this.#initializeThrough(request, exchange)

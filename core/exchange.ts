@@ -1,12 +1,13 @@
 /**
  * What a transport hands the engine with each message ({@link Exchange}) and
- * what it gets back for a request ({@link Reply}).
+ * what it gets back for a request ({@link Reply}), and where the messages a
+ * request sends go (`emitter`, for the engine of both eras).
  *
  * @module
  */
 
 import type { JsonRpcMessage, JsonRpcResponse } from "./json_rpc.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 
 /**
  * One inbound message's surroundings, given by the transport.
@@ -64,4 +65,16 @@ export interface Reply {
   message: JsonRpcResponse;
   /** The suggested HTTP status. */
   status: number;
+}
+
+/** Request-related messages go to the exchange, else to the session's sink. */
+export function emitter(
+  exchange: Exchange,
+  session?: Session,
+): (message: JsonRpcMessage) => Promise<void> {
+  const emit = exchange.emit;
+  if (emit) return (message) => Promise.resolve(emit(message));
+  const onMessage = session?.onMessage;
+  if (!onMessage) return () => Promise.resolve();
+  return (message) => Promise.resolve(onMessage(message, session!));
 }

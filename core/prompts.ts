@@ -10,6 +10,7 @@ import { pick, type Route } from "./route.ts";
 import type { PromptDefinition } from "./server.ts";
 import type { GetPromptResult, PromptMessage } from "./types.ts";
 
+// A cache of each (immutable) definition's wire form.
 const wireCache = new WeakMap<PromptDefinition, Record<string, unknown>>();
 
 function wire(prompt: PromptDefinition): Record<string, unknown> {

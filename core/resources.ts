@@ -32,6 +32,7 @@ const TEMPLATE_KEYS = [
   "_meta",
 ] as const;
 
+// A cache of each (immutable) definition's wire form.
 const wireCache = new WeakMap<object, Record<string, unknown>>();
 
 function wire(item: object, keys: readonly string[]): Record<string, unknown> {

@@ -16,7 +16,7 @@ import {
   type Notifier,
   sessionWantsChange,
 } from "./notifier.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 import type { ServerCapabilities } from "./types.ts";
 
 /**

@@ -12,14 +12,14 @@ import { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
 import { admit, type DispatchTarget } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import type { Exchange, Reply } from "./exchange.ts";
+import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import type { Frame } from "./frame.ts";
 import { errorResponse, type JsonRpcRequest, resultResponse } from "./json_rpc.ts";
-import { emitter, type FrameTask, legacyFrame } from "./legacy_frame.ts";
+import { type FrameTask, legacyFrame } from "./legacy/frame.ts";
 import { MetaKey } from "./meta.ts";
 import { encodeContext, errorReply } from "./reply.ts";
 import type { Awaitable } from "./server.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 import {
   isTerminal,
   type TaskOutcome,
@@ -72,14 +72,9 @@ function json<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
 }
 
-const sessionKeys = new WeakMap<Session, string>();
-
 /** Who a legacy request's tasks belong to: its session. */
 function sessionOwner(session: Session): string {
-  if (session.id) return `session:${session.id}`;
-  let key = sessionKeys.get(session);
-  if (!key) sessionKeys.set(session, key = `session:${crypto.randomUUID()}`);
-  return key;
+  return `session:${session.key}`;
 }
 
 /** The tasks of one engine: the store, the tasks this instance runs, and who waits on them. */

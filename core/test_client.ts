@@ -10,7 +10,7 @@ import type { Exchange } from "./exchange.ts";
 import { isNotification, isRequest, type JsonRpcMessage } from "./json_rpc.ts";
 import type { Registry } from "./registry.ts";
 import type { McpServer } from "./server.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "./legacy/session.ts";
 
 /** The newest stateless protocol version, the default. */
 const STATELESS = "2026-07-28";

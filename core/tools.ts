@@ -41,8 +41,8 @@ const WIRE_KEYS = [
   "_meta",
 ] as const;
 
-// Compiled once per definition object, so rewritten tools from `serverTools`
-// are compiled on first sight and then reused.
+// A cache: compiled once per (immutable) definition object, so rewritten tools
+// from `serverTools` are compiled on first sight and then reused.
 const compiled = new WeakMap<ToolDefinition<never>, CompiledTool>();
 
 function compile(tool: ToolDefinition<never>): CompiledTool {
@@ -169,14 +169,17 @@ export function visibleTools(
   );
 }
 
-const scopedServers = new WeakMap<McpServer, boolean>();
+// A cache of a fact of the definition, not state: a server's static tools are
+// fixed by `defineServer` (`McpServer.tools` is a read-only map), so the
+// answer never changes for a server object.
+const scopedCache = new WeakMap<McpServer, boolean>();
 
 /** Whether any static tool of a server requires scopes (asked once per server). */
 function scoped(server: McpServer): boolean {
-  let answer = scopedServers.get(server);
+  let answer = scopedCache.get(server);
   if (answer === undefined) {
     answer = [...server.tools.values()].some((t) => (t.requiredScopes?.length ?? 0) > 0);
-    scopedServers.set(server, answer);
+    scopedCache.set(server, answer);
   }
   return answer;
 }

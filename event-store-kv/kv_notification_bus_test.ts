@@ -85,8 +85,8 @@ Deno.test("kv notification bus: a session served where the change was raised is 
             if (id === "onlyA") resolve();
           },
         });
-        session.dialect = {} as Dialect; // as after a handshake
-        session.initialized = true;
+        session.completeHandshake({} as Dialect, {}, {}); // as after a handshake
+        session.markInitialized();
       }
     });
     // B served "shared" itself (its copy of that session), so A serves only "onlyA".

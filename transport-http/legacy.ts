@@ -26,7 +26,8 @@ import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
 import { respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
-import type { SessionEntry, SessionTable } from "./session_table.ts";
+import type { SessionEntry } from "./session_entry.ts";
+import type { SessionTable } from "./session_table.ts";
 import type { SseStream } from "./sse_stream.ts";
 
 /** The JSON-RPC code the legacy transport uses for an unknown session (as the official SDK). */
@@ -469,7 +470,7 @@ export class LegacyEndpoint {
       );
     }
     releaseOnEnd(stream, release);
-    session.lastActivity = Date.now();
+    session.touch();
     return stream.response({ "mcp-session-id": session.id! });
   }
 
@@ -574,7 +575,7 @@ export class LegacyEndpoint {
     }
     const entry = this.#sessions.create(client);
     if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
-    if (this.#principalOf) entry.session.owner = this.#principalOf(context?.authInfo) ?? "";
+    if (this.#principalOf) entry.session.bindOwner(this.#principalOf(context?.authInfo) ?? "");
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,

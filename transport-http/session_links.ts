@@ -12,7 +12,7 @@ import type { NotificationBus, SessionStore } from "@anubis/core";
 import { logger } from "@anubis/core";
 import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
-import type { SessionEntry } from "./session_table.ts";
+import type { SessionEntry } from "./session_entry.ts";
 
 /**
  * Options of {@link SessionLinks}.
@@ -95,7 +95,7 @@ export class SessionLinks {
    */
   hold(entry: SessionEntry, signal: AbortSignal): void {
     const { session } = entry;
-    session.lastActivity = Date.now();
+    session.touch();
     // Its abort listener would never run: a timer started now would outlive
     // the connection, and its stream_opened would close a newer stream.
     if (signal.aborted || session.closed) return;
@@ -109,7 +109,7 @@ export class SessionLinks {
     if (store) {
       const touch = () => {
         if (session.closed || signal.aborted) return clearInterval(timer);
-        entry.touchedAt = session.lastActivity = Date.now();
+        entry.touchedAt = session.touch();
         store.touch(session.id!, this.#options.idleMs).catch((error) =>
           logger.error("store.failed", `session store failed touching ${session.id}`, { error })
         );
@@ -119,7 +119,7 @@ export class SessionLinks {
     }
     signal.addEventListener("abort", () => {
       clearInterval(timer);
-      session.lastActivity = Date.now();
+      session.touch();
     }, { once: true });
   }
 

@@ -17,6 +17,7 @@ import type {
   Session,
 } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
+import type { SessionEntry } from "./session_entry.ts";
 import { SessionLinks } from "./session_links.ts";
 import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
 
@@ -68,31 +69,6 @@ export interface SessionTableOptions {
  * (`refused`: not logged, the session never opened).
  */
 export type SessionEndReason = "deleted" | "expired" | "shutdown" | "ended elsewhere" | "refused";
-
-/**
- * A live session and its standalone stream.
- *
- * @example
- * ```ts
- * import type { SessionEntry } from "./session_table.ts";
- * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream?.attached}`;
- * ```
- */
-export interface SessionEntry {
-  /** The engine's session. */
-  readonly session: Session;
-  /**
-   * Its standalone SSE stream, made on the first GET (or, with an event
-   * store, on the first message to record); most sessions never open one.
-   */
-  stream?: StandaloneStream;
-  /** The last record saved, without its timestamp (to skip unchanged saves). */
-  saved?: string;
-  /** When the store's TTL was last extended. */
-  touchedAt: number;
-  /** Who opened it, for the per-client bound. */
-  client?: string;
-}
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
 const ID_BYTES = 16;
@@ -154,7 +130,7 @@ function savedKey(record: SessionRecord): string {
  * });
  * const entry = table.create();
  * assert.equal(entry?.session.id?.length, 32);
- * entry!.session.initialized = true; // a finished handshake is not displaced
+ * entry!.session.markInitialized(); // a finished handshake is not displaced
  * assert.equal(table.create(), undefined);
  * table.close();
  * engine.close();
@@ -238,7 +214,7 @@ export class SessionTable {
    * });
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 1, idleMs: 60_000, stream });
-   * table.create()!.session.initialized = true;
+   * table.create()!.session.markInitialized();
    * assert.equal(table.create(), undefined); // full of finished sessions
    * assert.equal(table.retryAfterSeconds, 60);
    * table.close();
@@ -317,7 +293,7 @@ export class SessionTable {
    *   idleMs: 60_000,
    *   stream,
    * });
-   * table.create("10.0.0.1")!.session.initialized = true;
+   * table.create("10.0.0.1")!.session.markInitialized();
    * if (!table.clientFull("10.0.0.1")) throw new Error("one finished session is the bound");
    * if (table.clientFull("10.0.0.2")) throw new Error("another client has room");
    * table.close();
@@ -577,7 +553,7 @@ export class SessionTable {
    * const entry = table.create()!;
    * const connection = await table.streamOf(entry).attach(undefined, false);
    * table.hold(entry, connection.signal);
-   * entry.session.lastActivity = 0; // the client POSTs nothing while it listens
+   * entry.session.touch(0); // the client POSTs nothing while it listens
    * await connection.readable.cancel(); // it leaves: its idle time counts from now
    * table.sweep(true);
    * assert.equal(table.size, 1);
@@ -721,7 +697,7 @@ export class SessionTable {
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * table.create();
-   * table.create()!.session.lastActivity = Date.now() - 120_000; // idle for two minutes
+   * table.create()!.session.touch(Date.now() - 120_000); // idle for two minutes
    * table.sweep(true);
    * assert.equal(table.size, 1);
    * table.close();
@@ -815,9 +791,7 @@ export class SessionTable {
     const key = savedKey(record);
     if (key === entry.saved) return entry;
     const { session } = entry;
-    session.subscriptions.clear();
-    for (const uri of record.subscriptions) session.subscriptions.add(uri);
-    session.logLevel = record.logLevel;
+    session.sync(record);
     entry.saved = key;
     return entry;
   }

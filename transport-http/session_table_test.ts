@@ -17,11 +17,12 @@ Deno.test("session table: random ids, a bound, and idle expiry that spares open 
     const a = table.create()!;
     const b = table.create()!;
     assert.notEqual(a.session.id, b.session.id);
-    a.session.initialized = b.session.initialized = true;
+    a.session.markInitialized();
+    b.session.markInitialized();
     assert.equal(table.create(), undefined, "full of finished handshakes");
     const stream = await table.streamOf(b).attach(undefined, false);
-    a.session.lastActivity = 0;
-    b.session.lastActivity = 0;
+    a.session.touch(0);
+    b.session.touch(0);
     table.sweep(true);
     assert.equal(table.size, 1);
     assert.equal(a.session.closed, true);
@@ -48,7 +49,7 @@ Deno.test("session table: when full, the oldest unfinished handshake makes room;
   });
   try {
     const finished = table.create()!;
-    finished.session.initialized = true;
+    finished.session.markInitialized();
     const older = table.create()!;
     const newer = table.create()!;
     const next = table.create();
@@ -56,7 +57,8 @@ Deno.test("session table: when full, the oldest unfinished handshake makes room;
     assert.equal(older.session.closed, true);
     assert.equal(newer.session.closed, false);
     assert.equal(finished.session.closed, false);
-    next.session.initialized = newer.session.initialized = true;
+    next.session.markInitialized();
+    newer.session.markInitialized();
     assert.equal(table.create(), undefined);
     assert.equal(table.size, 3);
   } finally {
@@ -82,7 +84,7 @@ Deno.test("session table: the sweep walks no sooner than a session can expire, t
     table.sweep(false);
     // A probe: any walk of the table would expire a session that looks this
     // idle (real activity only moves later, so the schedule may skip it).
-    entry.session.lastActivity = 0;
+    entry.session.touch(0);
     clock += 30_000; // far past a once-a-second schedule, before the session can expire
     table.sweep(false);
     assert.equal(table.size, 1, "the table was walked before its session could expire");
@@ -114,7 +116,7 @@ Deno.test("session table: a stored session bound to a principal is restored only
   const other = new SessionTable(engine, options);
   try {
     const entry = opener.create()!;
-    entry.session.owner = "ada";
+    entry.session.bindOwner("ada");
     await engine.handle({
       jsonrpc: "2.0",
       id: 1,

@@ -5,15 +5,20 @@
  * @module
  */
 
-import type { Cancellation } from "./cancellation.ts";
-import type { Dialect } from "./dialect.ts";
-import type { Exchange } from "./exchange.ts";
-import { Frame, type FrameScope, type InputCollector } from "./frame.ts";
-import { EngineFrameContext, RequestAssigns } from "./frame_context.ts";
-import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
-import { MetaKey } from "./meta.ts";
-import type { McpServer } from "./server.ts";
-import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
+import type { Cancellation } from "../cancellation.ts";
+import type { Dialect } from "../dialect.ts";
+import type { Exchange } from "../exchange.ts";
+import {
+  EngineFrameContext,
+  Frame,
+  type FrameScope,
+  type InputCollector,
+  RequestAssigns,
+} from "../frame.ts";
+import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
+import { MetaKey } from "../meta.ts";
+import type { McpServer } from "../server.ts";
+import type { ClientCapabilities, Implementation, LogLevel } from "../types.ts";
 
 /**
  * What a frame of the tasks extension adds: the task's way to ask the client

@@ -5,13 +5,12 @@
  * @module
  */
 
-import type { Cancellation } from "./cancellation.ts";
-import type { Exchange } from "./exchange.ts";
-import { Frame } from "./frame.ts";
-import { EMPTY, EngineFrameContext } from "./frame_context.ts";
-import type { JsonRpcMessage, JsonRpcRequest } from "./json_rpc.ts";
-import { MetaKey } from "./meta.ts";
-import type { McpServer } from "./server.ts";
+import type { Cancellation } from "../cancellation.ts";
+import { emitter, type Exchange } from "../exchange.ts";
+import { EMPTY, EngineFrameContext, Frame } from "../frame.ts";
+import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
+import { MetaKey } from "../meta.ts";
+import type { McpServer } from "../server.ts";
 import type { Session } from "./session.ts";
 
 /** A request's middleware assigns join its session's (every request does, with or without a frame). */
@@ -73,18 +72,6 @@ export function legacyFrame(
       : (m, p, sig) => session.request(m, p, emit, sig, timeout),
     closeStream: exchange.closeStream,
   });
-}
-
-/** Request-related messages go to the exchange, else to the session's sink. */
-export function emitter(
-  exchange: Exchange,
-  session?: Session,
-): (message: JsonRpcMessage) => Promise<void> {
-  const emit = exchange.emit;
-  if (emit) return (message) => Promise.resolve(emit(message));
-  const onMessage = session?.onMessage;
-  if (!onMessage) return () => Promise.resolve();
-  return (message) => Promise.resolve(onMessage(message, session!));
 }
 
 /** Tags every request and notification sent with the related-task `_meta`. */

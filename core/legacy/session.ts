@@ -6,18 +6,19 @@
  * @module
  */
 
-import { Cancellation } from "./cancellation.ts";
-import type { Dialect } from "./dialect.ts";
-import { ErrorCode, McpError } from "./errors.ts";
-import { EMPTY } from "./frame_context.ts";
+import { Cancellation } from "../cancellation.ts";
+import type { Dialect } from "../dialect.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import { EMPTY } from "../frame.ts";
 import type {
   JsonRpcErrorResponse,
   JsonRpcMessage,
   JsonRpcResultResponse,
   RequestId,
-} from "./json_rpc.ts";
-import * as s from "./schema.ts";
-import type { ClientCapabilities, Implementation, LogLevel } from "./types.ts";
+} from "../json_rpc.ts";
+import * as s from "../schema.ts";
+import type { SessionRecord } from "../session_store.ts";
+import type { ClientCapabilities, Implementation, LogLevel } from "../types.ts";
 
 /**
  * How a transport creates a session.
@@ -42,6 +43,12 @@ export interface SessionOptions {
 }
 
 const KEEP_REASONS = { keepReasons: true };
+
+/** The bits of `Session.#flags`. */
+const INITIALIZED = 1, CLOSED = 2;
+
+/** What {@link Session.subscriptions} reads before any subscription. */
+const NO_SUBSCRIPTIONS: ReadonlySet<string> = new Set();
 
 /** How every server-to-client request id begins: `anubis-<hex>-<n>`. */
 const REQUEST_ID_HEAD = "anubis-";
@@ -84,7 +91,9 @@ interface PendingRequest {
 
 /**
  * A legacy session. Create it with `Engine.createSession`; the engine fills
- * it in on `initialize`.
+ * it in on `initialize`. Its state is written only through its methods, each
+ * named for what happened (`completeHandshake`, `markInitialized`, `restore`,
+ * `subscribe`, `touch`...); everything else reads it.
  *
  * @example
  * ```ts
@@ -109,6 +118,24 @@ export class Session {
    */
   readonly id?: string;
   /**
+   * What names this session object among others: its {@link id}, or for a
+   * session without one (stdio) a random UUID drawn on first use, the same
+   * for the session's life. Tasks name their owner with it.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * assert.equal(new Session({ id: "b4f1", transport: "http" }).key, "b4f1");
+   * const stdio = new Session({ transport: "stdio" });
+   * assert.equal(stdio.key, stdio.key);
+   * assert.notEqual(stdio.key, new Session({ transport: "stdio" }).key);
+   * ```
+   */
+  get key(): string {
+    return this.id || (this.#key ??= crypto.randomUUID());
+  }
+  /**
    * The transport kind.
    *
    * @example
@@ -126,15 +153,17 @@ export class Session {
    * ```ts
    * import { Session } from "@anubis/core/engine";
    * import assert from "node:assert/strict";
-   * const session = new Session({ transport: "stdio" });
    * const heard: string[] = [];
-   * session.onMessage = (message) => void ("method" in message && heard.push(message.method));
+   * const session = new Session({
+   *   transport: "stdio",
+   *   onMessage: (message) => void ("method" in message && heard.push(message.method)),
+   * });
    * const changed = { jsonrpc: "2.0" as const, method: "notifications/tools/list_changed" };
    * await session.onMessage?.(changed, session);
    * assert.deepEqual(heard, ["notifications/tools/list_changed"]);
    * ```
    */
-  onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
+  readonly onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
   /**
    * The negotiated dialect; `undefined` until `initialize` succeeded.
    *
@@ -146,7 +175,9 @@ export class Session {
    * assert.equal(session.dialect?.version, undefined);
    * ```
    */
-  dialect?: Dialect;
+  get dialect(): Dialect | undefined {
+    return this.#dialect;
+  }
   /**
    * The client's identity. Set once at `initialize` or restore; what is set
    * is copied and deep-frozen, so no handler can change what later requests
@@ -155,71 +186,41 @@ export class Session {
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
    * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * const info = { name: "inspector", version: "1.0.0" };
-   * session.clientInfo = info;
+   * session.completeHandshake(v2025_11_25, info, {});
    * info.name = "changed";
    * assert.equal(session.clientInfo.name, "inspector");
    * assert.equal(Object.isFrozen(session.clientInfo), true);
+   * assert.throws(() => {
+   *   (session.clientInfo as { name: string }).name = "impostor";
+   * }, TypeError);
    * ```
    */
   get clientInfo(): Partial<Implementation> {
     return this.#clientInfo;
   }
   /**
-   * Sets the client's identity: a deep-frozen copy of `value`.
-   *
-   * @example
-   * ```ts
-   * import { Session } from "@anubis/core/engine";
-   * import assert from "node:assert/strict";
-   * const session = new Session({ transport: "stdio" });
-   * session.clientInfo = { name: "inspector", version: "1.0.0" };
-   * try {
-   *   (session.clientInfo as { name: string }).name = "impostor";
-   * } catch (error) {
-   *   assert.equal(error instanceof TypeError, true);
-   *   assert.equal(session.clientInfo.name, "inspector");
-   * }
-   * ```
-   */
-  set clientInfo(value: Partial<Implementation>) {
-    this.#clientInfo = frozenCopy(value);
-  }
-  /**
    * The client's capabilities; copied and deep-frozen like {@link clientInfo}.
-   *
-   * @example
-   * ```ts
-   * import { Session } from "@anubis/core/engine";
-   * import assert from "node:assert/strict";
-   * const session = new Session({ transport: "stdio" });
-   * session.clientCapabilities = { roots: { listChanged: true } };
-   * assert.deepEqual(session.clientCapabilities.roots, { listChanged: true });
-   * assert.equal(Object.isFrozen(session.clientCapabilities.roots), true);
-   * ```
-   */
-  get clientCapabilities(): ClientCapabilities {
-    return this.#clientCapabilities;
-  }
-  /**
-   * Sets the client's capabilities: a deep-frozen copy of `value`.
    *
    * @example
    * ```ts
    * import { type ClientCapabilities } from "@anubis/core";
    * import { Session } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
    * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * const declared: ClientCapabilities = { sampling: {} };
-   * session.clientCapabilities = declared;
-   * declared.roots = {};
-   * assert.deepEqual(session.clientCapabilities, { sampling: {} });
+   * const declared: ClientCapabilities = { roots: { listChanged: true } };
+   * session.completeHandshake(v2025_11_25, {}, declared);
+   * declared.sampling = {};
+   * assert.deepEqual(session.clientCapabilities, { roots: { listChanged: true } });
+   * assert.equal(Object.isFrozen(session.clientCapabilities.roots), true);
    * ```
    */
-  set clientCapabilities(value: ClientCapabilities) {
-    this.#clientCapabilities = frozenCopy(value);
+  get clientCapabilities(): ClientCapabilities {
+    return this.#clientCapabilities;
   }
   /**
    * Whether `notifications/initialized` arrived.
@@ -230,9 +231,13 @@ export class Session {
    * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * assert.equal(session.initialized, false);
+   * session.markInitialized();
+   * assert.equal(session.initialized, true);
    * ```
    */
-  initialized = false;
+  get initialized(): boolean {
+    return (this.#flags & INITIALIZED) !== 0;
+  }
   /**
    * The level set by `logging/setLevel`.
    *
@@ -242,11 +247,13 @@ export class Session {
    * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * assert.equal(session.logLevel, undefined);
-   * session.logLevel = "warning";
+   * session.setLogLevel("warning");
    * assert.equal(session.logLevel, "warning");
    * ```
    */
-  logLevel?: LogLevel;
+  get logLevel(): LogLevel | undefined {
+    return this.#logLevel;
+  }
   /**
    * The principal the session is bound to (`principalOf` of the caller that
    * opened it), when the transport binds sessions (the HTTP transport with
@@ -260,25 +267,27 @@ export class Session {
    * import { Session } from "@anubis/core/engine";
    * const session = new Session({ id: "b4f1", transport: "http" });
    * assert.equal(session.owner, undefined);
-   * session.owner = "ada";
+   * session.bindOwner("ada");
    * assert.equal(session.owner, "ada");
    * ```
    */
-  owner?: string;
+  get owner(): string | undefined {
+    return this.#owner;
+  }
   /**
-   * URIs the client subscribed to (made on first use; readers use {@link isSubscribed}).
+   * URIs the client subscribed to.
    *
    * @example
    * ```ts
    * import { Session } from "@anubis/core/engine";
    * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
-   * session.subscriptions.add("file:///notes/1");
+   * session.subscribe("file:///notes/1");
    * assert.equal(session.subscriptions.size, 1);
    * ```
    */
-  get subscriptions(): Set<string> {
-    return this.#subscriptions ??= new Set();
+  get subscriptions(): ReadonlySet<string> {
+    return this.#subscriptions ?? NO_SUBSCRIPTIONS;
   }
 
   /**
@@ -293,7 +302,7 @@ export class Session {
    * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * assert.equal(session.isSubscribed("file:///notes/1"), false);
-   * session.subscriptions.add("file:///notes/1");
+   * session.subscribe("file:///notes/1");
    * assert.equal(session.isSubscribed("file:///notes/1"), true);
    * ```
    */
@@ -312,7 +321,7 @@ export class Session {
    * import assert from "node:assert/strict";
    * const session = new Session({ transport: "stdio" });
    * assert.deepEqual(session.subscribedUris(), []);
-   * session.subscriptions.add("file:///notes/1");
+   * session.subscribe("file:///notes/1");
    * assert.deepEqual(session.subscribedUris(), [ "file:///notes/1" ]);
    * ```
    */
@@ -346,7 +355,9 @@ export class Session {
    * assert.equal(Date.now() - session.lastActivity < 1000, true);
    * ```
    */
-  lastActivity: number = Date.now();
+  get lastActivity(): number {
+    return this.#lastActivity;
+  }
   /**
    * When the session object was made (`performance.now()`), for its duration.
    *
@@ -372,8 +383,17 @@ export class Session {
    * assert.equal(session.closed, true);
    * ```
    */
-  closed = false;
+  get closed(): boolean {
+    return (this.#flags & CLOSED) !== 0;
+  }
 
+  #key: string | undefined;
+  #dialect: Dialect | undefined;
+  // `initialized` and `closed` as bits of one field: one slot less per session.
+  #flags = 0;
+  #logLevel: LogLevel | undefined;
+  #owner: string | undefined;
+  #lastActivity: number = Date.now();
   #assigns: { value: Record<string, unknown> } | undefined;
   #clientInfo: Partial<Implementation> = EMPTY;
   #clientCapabilities: ClientCapabilities = EMPTY;
@@ -398,6 +418,250 @@ export class Session {
     this.id = options.id;
     this.transport = options.transport;
     this.onMessage = options.onMessage;
+  }
+
+  /**
+   * The `initialize` request was accepted: the session speaks `dialect` with
+   * a client that says who it is and what it can do (both copied and
+   * deep-frozen). The server's `init` hook runs after; if it rejects, see
+   * {@link failHandshake}.
+   *
+   * @param dialect The negotiated dialect.
+   * @param clientInfo The client's `clientInfo`.
+   * @param clientCapabilities The client's `capabilities`.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * session.completeHandshake(v2025_11_25, { name: "inspector" }, { sampling: {} });
+   * assert.equal(session.dialect?.version, "2025-11-25");
+   * assert.equal(session.clientInfo.name, "inspector");
+   * assert.equal(session.initialized, false); // until notifications/initialized
+   * ```
+   */
+  completeHandshake(
+    dialect: Dialect,
+    clientInfo: Partial<Implementation>,
+    clientCapabilities: ClientCapabilities,
+  ): void {
+    this.#dialect = dialect;
+    this.#clientInfo = frozenCopy(clientInfo);
+    this.#clientCapabilities = frozenCopy(clientCapabilities);
+  }
+
+  /**
+   * The handshake was refused after all (by the `init` hook or a
+   * middleware): the session has no dialect again, and the transport drops it.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * session.completeHandshake(v2025_11_25, {}, {});
+   * session.failHandshake();
+   * assert.equal(session.dialect, undefined);
+   * ```
+   */
+  failHandshake(): void {
+    this.#dialect = undefined;
+  }
+
+  /**
+   * The client sent `notifications/initialized`.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * session.markInitialized();
+   * assert.equal(session.initialized, true);
+   * ```
+   */
+  markInitialized(): void {
+    this.#flags |= INITIALIZED;
+  }
+
+  /**
+   * Takes the state of a stored session (another instance made it, or this
+   * one before a restart) under `dialect`, the served dialect of its version.
+   *
+   * @param dialect The dialect of `record.protocolVersion`.
+   * @param record The stored record.
+   *
+   * @example
+   * ```ts
+   * import type { SessionRecord } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
+   * import { v2025_11_25 } from "@anubis/dialects";
+   * import assert from "node:assert/strict";
+   * const record: SessionRecord = {
+   *   v: 1,
+   *   id: "b4f1",
+   *   protocolVersion: "2025-11-25",
+   *   clientInfo: { name: "inspector", version: "1.0.0" },
+   *   clientCapabilities: {},
+   *   initialized: true,
+   *   subscriptions: ["notes://1"],
+   *   logLevel: "info",
+   *   assigns: { userId: 7 },
+   *   updatedAt: Date.now(),
+   * };
+   * const session = new Session({ id: "b4f1", transport: "http" });
+   * session.restore(v2025_11_25, record);
+   * assert.equal(session.initialized, true);
+   * assert.equal(session.isSubscribed("notes://1"), true);
+   * assert.deepEqual(session.assigns.value, { userId: 7 });
+   * ```
+   */
+  restore(dialect: Dialect, record: SessionRecord): void {
+    this.completeHandshake(dialect, record.clientInfo, record.clientCapabilities);
+    this.#flags = record.initialized ? this.#flags | INITIALIZED : this.#flags & ~INITIALIZED;
+    this.#logLevel = record.logLevel;
+    this.#owner = record.owner;
+    for (const uri of record.subscriptions) this.subscribe(uri);
+    this.assigns.value = { ...record.assigns };
+  }
+
+  /**
+   * Takes what the client may change at any instance serving the session,
+   * as another instance stored it: the subscriptions and the log level.
+   *
+   * @param record The stored record.
+   *
+   * @example
+   * ```ts
+   * import type { SessionRecord } from "@anubis/core";
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ id: "b4f1", transport: "http" });
+   * session.subscribe("notes://1");
+   * const stored = { subscriptions: ["notes://2"], logLevel: "debug" } as SessionRecord;
+   * session.sync(stored);
+   * assert.deepEqual(session.subscribedUris(), ["notes://2"]);
+   * assert.equal(session.logLevel, "debug");
+   * ```
+   */
+  sync(record: SessionRecord): void {
+    this.#subscriptions?.clear();
+    for (const uri of record.subscriptions) this.subscribe(uri);
+    this.#logLevel = record.logLevel;
+  }
+
+  /**
+   * The session-expired hook supplied the client's identity (copied and
+   * deep-frozen).
+   *
+   * @param clientInfo The client's identity.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "http" });
+   * session.identify({ name: "inspector" });
+   * assert.equal(session.clientInfo.name, "inspector");
+   * ```
+   */
+  identify(clientInfo: Partial<Implementation>): void {
+    this.#clientInfo = frozenCopy(clientInfo);
+  }
+
+  /**
+   * The client set the log level (`logging/setLevel`).
+   *
+   * @param level The level.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * session.setLogLevel("error");
+   * assert.equal(session.logLevel, "error");
+   * ```
+   */
+  setLogLevel(level: LogLevel): void {
+    this.#logLevel = level;
+  }
+
+  /**
+   * Binds the session to a principal (see {@link owner}).
+   *
+   * @param principal The principal (`""`: a caller without one).
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ id: "b4f1", transport: "http" });
+   * session.bindOwner("ada");
+   * assert.equal(session.owner, "ada");
+   * ```
+   */
+  bindOwner(principal: string): void {
+    this.#owner = principal;
+  }
+
+  /**
+   * The client subscribed to a resource.
+   *
+   * @param uri The resource URI.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * session.subscribe("file:///notes/1");
+   * assert.equal(session.isSubscribed("file:///notes/1"), true);
+   * ```
+   */
+  subscribe(uri: string): void {
+    (this.#subscriptions ??= new Set()).add(uri);
+  }
+
+  /**
+   * The client unsubscribed from a resource.
+   *
+   * @param uri The resource URI.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * session.subscribe("file:///notes/1");
+   * session.unsubscribe("file:///notes/1");
+   * assert.equal(session.isSubscribed("file:///notes/1"), false);
+   * ```
+   */
+  unsubscribe(uri: string): void {
+    this.#subscriptions?.delete(uri);
+  }
+
+  /**
+   * The session was active (a message arrived, or a stream held it open).
+   *
+   * @param at When (default: now).
+   * @returns `at`.
+   *
+   * @example
+   * ```ts
+   * import { Session } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const session = new Session({ transport: "stdio" });
+   * session.touch(0); // idle since the epoch
+   * assert.equal(session.lastActivity, 0);
+   * ```
+   */
+  touch(at: number = Date.now()): number {
+    return this.#lastActivity = at;
   }
 
   /**
@@ -556,7 +820,7 @@ export class Session {
     signal: AbortSignal,
     timeoutMs: number,
   ): Promise<unknown> {
-    if (this.closed) {
+    if (this.#flags & CLOSED) {
       return Promise.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
     }
     // A random prefix per session object: two instances serving one session
@@ -641,7 +905,7 @@ export class Session {
       );
       return true;
     }
-    const schema = this.dialect?.requestResultSchema(pending.method);
+    const schema = this.#dialect?.requestResultSchema(pending.method);
     const checked = schema ? s.validate(schema, response.result) : undefined;
     if (checked && !checked.ok) {
       pending.reject(
@@ -673,7 +937,7 @@ export class Session {
    * ```
    */
   close(): void {
-    this.closed = true;
+    this.#flags |= CLOSED;
     const inflight = this.#inflight, pending = this.#pending, sole = this.#sole;
     this.#inflight =
       this.#pending =

@@ -6,36 +6,30 @@
  * @module
  */
 
-import { Cancellation } from "./cancellation.ts";
-import type { Engine } from "./engine.ts";
-import { ErrorCode, McpError } from "./errors.ts";
-import type { Exchange, Reply } from "./exchange.ts";
-import type { JsonRpcRequest } from "./json_rpc.ts";
-import { resultResponse } from "./json_rpc.ts";
-import { instructions } from "./dispatch.ts";
-import { adoptAssigns, legacyFrame } from "./legacy_frame.ts";
-import { encodeContext, errorReply } from "./reply.ts";
-import * as s from "./schema.ts";
-import type { Session, SessionOptions } from "./session.ts";
-import type { SessionRecord } from "./session_store.ts";
-import type { ClientCapabilities, Implementation } from "./types.ts";
+import { Cancellation } from "../cancellation.ts";
+import type { Dialect } from "../dialect.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import type { Exchange, Reply } from "../exchange.ts";
+import type { JsonRpcRequest } from "../json_rpc.ts";
+import { resultResponse } from "../json_rpc.ts";
+import { type DispatchTarget, instructions } from "../dispatch.ts";
+import { adoptAssigns, legacyFrame } from "./frame.ts";
+import { encodeContext, errorReply } from "../reply.ts";
+import type { Registry } from "../registry.ts";
+import * as s from "../schema.ts";
+import type { McpServer } from "../server.ts";
+import type { Session } from "./session.ts";
+import type { SessionRecord } from "../session_store.ts";
+import type { ClientCapabilities, Implementation } from "../types.ts";
 
 /** Never cancelled: for frames outside a cancellable request. */
 export const NEVER: Cancellation = new Cancellation();
 
-const initializeSchemas = new WeakMap<Engine, s.Schema | null>();
-
-// The newest legacy version's `initialize` params schema, resolved once per engine:
-// the schema of an `initialize` that no served version answers.
-function newestInitializeSchema(engine: Engine): s.Schema | undefined {
-  let schema = initializeSchemas.get(engine);
-  if (schema === undefined) {
-    const { registry } = engine;
-    schema = registry.get(registry.versions("legacy")[0])?.requestParamsSchema("initialize") ??
-      null;
-    initializeSchemas.set(engine, schema);
-  }
-  return schema ?? undefined;
+// The newest legacy version's `initialize` params schema: the schema of an
+// `initialize` that no served version answers. Looked up on that refusal
+// path only, so nothing keeps it.
+function newestInitializeSchema(registry: Registry): s.Schema | undefined {
+  return registry.get(registry.versions("legacy")[0])?.requestParamsSchema("initialize");
 }
 
 /** How deep the client's capabilities and info may nest (the session copies them). */
@@ -59,9 +53,15 @@ function tooDeep(value: unknown): boolean {
   }
 }
 
+/** What the handshake needs of the engine: the server, its versions and the registry. */
+export interface HandshakeTarget extends DispatchTarget {
+  /** The versions known. */
+  readonly registry: Registry;
+}
+
 /** Serves `initialize` on the exchange's session. */
 export async function initialize(
-  engine: Engine,
+  engine: HandshakeTarget,
   request: JsonRpcRequest,
   exchange: Exchange,
 ): Promise<Reply> {
@@ -84,7 +84,7 @@ export async function initialize(
   // Judged by the version that answers it (the requested one, or the one it falls back to).
   const schema = dialect
     ? dialect.requestParamsSchema("initialize")
-    : newestInitializeSchema(engine);
+    : newestInitializeSchema(registry);
   const checked = schema ? s.validate(schema, params) : { ok: true as const };
   if (!checked.ok) {
     return errorReply(
@@ -118,9 +118,11 @@ export async function initialize(
       }),
     );
   }
-  session.dialect = dialect;
-  session.clientInfo = (params.clientInfo ?? {}) as Implementation;
-  session.clientCapabilities = (params.capabilities ?? {}) as ClientCapabilities;
+  session.completeHandshake(
+    dialect,
+    (params.clientInfo ?? {}) as Implementation,
+    (params.capabilities ?? {}) as ClientCapabilities,
+  );
   const definition = server.definition;
   try {
     let text = definition.instructions;
@@ -148,47 +150,30 @@ export async function initialize(
     };
   } catch (error) {
     // A rejected handshake leaves the session uninitialized; the transport drops it.
-    session.dialect = undefined;
+    session.failHandshake();
     return errorReply(request, error);
   }
 }
 
-/** Restores a stored session; see `Engine.restoreSession`. */
-export async function restoreSession(
-  engine: Engine,
+/**
+ * Restores a stored session into `session` (made by the engine, which drops
+ * it if this rejects): its state from the record, then `handleSessionExpired`
+ * decides (and may supply the client info), or `init` runs as on a handshake.
+ */
+export async function restore(
+  server: McpServer,
+  session: Session,
+  dialect: Dialect,
   record: SessionRecord,
-  options: SessionOptions,
   exchange: Exchange,
-): Promise<Session> {
-  const dialect = engine.dialect(record.protocolVersion, "legacy");
-  if (!dialect) {
-    throw new McpError(
-      ErrorCode.INTERNAL_ERROR,
-      `Stored session uses unserved version ${record.protocolVersion}`,
-    );
-  }
-  const server = engine.server;
-  const session = engine.createSession({ ...options, id: record.id });
-  session.dialect = dialect;
-  session.clientInfo = record.clientInfo;
-  session.clientCapabilities = record.clientCapabilities;
-  session.initialized = record.initialized;
-  session.logLevel = record.logLevel;
-  session.owner = record.owner;
-  for (const uri of record.subscriptions) session.subscriptions.add(uri);
-  session.assigns.value = { ...record.assigns };
+): Promise<void> {
+  session.restore(dialect, record);
   const frame = legacyFrame(server, session, exchange, "session/restore", undefined, NEVER);
-  try {
-    const expired = server.definition.handleSessionExpired;
-    if (expired) {
-      const accepted = await expired(record.id, frame);
-      if (accepted?.clientInfo) session.clientInfo = accepted.clientInfo;
-    } else {
-      await server.definition.init?.(session.clientInfo as Implementation, frame);
-    }
-  } catch (error) {
-    engine.dropSession(session);
-    throw McpError.from(error);
+  const expired = server.definition.handleSessionExpired;
+  if (expired) {
+    const accepted = await expired(record.id, frame);
+    if (accepted?.clientInfo) session.identify(accepted.clientInfo);
+  } else {
+    await server.definition.init?.(session.clientInfo as Implementation, frame);
   }
-  return session;
 }

@@ -4,9 +4,9 @@
  * @module
  */
 
-import type { SessionRecord } from "./session_store.ts";
+import type { SessionRecord } from "../session_store.ts";
 import type { Session } from "./session.ts";
-import type { JsonObject } from "./types.ts";
+import type { JsonObject } from "../types.ts";
 
 /**
  * Checks that a value is JSON-safe (what a session store can keep) and names

@@ -8,10 +8,10 @@
  * @module
  */
 
-import { ErrorCode, McpError } from "./errors.ts";
-import { KEY_PREFIX } from "./frame.ts";
-import { isTerminal, type TaskPatch, type TaskRecord, type TaskStore } from "./task_store.ts";
-import type { JsonObject } from "./types.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import { KEY_PREFIX } from "../frame.ts";
+import { isTerminal, type TaskPatch, type TaskRecord, type TaskStore } from "../task_store.ts";
+import type { JsonObject } from "../types.ts";
 
 /** How often a task waiting for input looks for answers another instance stored. */
 const INPUT_POLL_MS = 200;

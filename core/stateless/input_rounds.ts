@@ -8,13 +8,13 @@
  * @module
  */
 
-import { isThenable } from "./awaitable.ts";
-import type { Cancellation } from "./cancellation.ts";
-import { NoReply } from "./dispatch.ts";
-import type { InputCollector } from "./frame.ts";
-import type { JsonRpcRequest } from "./json_rpc.ts";
-import { RequestStateCodec } from "./request_state.ts";
-import type { Awaitable, McpServer } from "./server.ts";
+import { isThenable } from "../awaitable.ts";
+import type { Cancellation } from "../cancellation.ts";
+import { NoReply } from "../dispatch.ts";
+import type { InputCollector } from "../frame.ts";
+import type { JsonRpcRequest } from "../json_rpc.ts";
+import { RequestStateCodec } from "../request_state.ts";
+import type { Awaitable, McpServer } from "../server.ts";
 
 /** The digest of a request's arguments (`resources/read` has none but its URI). */
 function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { Cancellation } from "./cancellation.ts";
-import type { JsonRpcMessage } from "./json_rpc.ts";
+import { Cancellation } from "../cancellation.ts";
+import type { JsonRpcMessage } from "../json_rpc.ts";
 import { Session } from "./session.ts";
 
 Deno.test("Session: the subscription set is made only when a URI is added", () => {
   const session = new Session({ transport: "stdio" });
   assert.equal(session.isSubscribed("file:///a"), false);
   assert.deepEqual(session.subscribedUris(), []);
-  session.subscriptions.add("file:///a");
+  session.subscribe("file:///a");
   assert.equal(session.isSubscribed("file:///a"), true);
   assert.deepEqual(session.subscribedUris(), ["file:///a"]);
 });

@@ -1,0 +1,34 @@
+/**
+ * What the session table keeps per live session, shared by the table
+ * (`session_table.ts`) and its cross-instance links (`session_links.ts`).
+ *
+ * @module
+ */
+
+import type { Session } from "@anubis/core/engine";
+import type { StandaloneStream } from "./standalone_stream.ts";
+
+/**
+ * A live session and its standalone stream.
+ *
+ * @example
+ * ```ts
+ * import type { SessionEntry } from "./session_entry.ts";
+ * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream?.attached}`;
+ * ```
+ */
+export interface SessionEntry {
+  /** The engine's session. */
+  readonly session: Session;
+  /**
+   * Its standalone SSE stream, made on the first GET (or, with an event
+   * store, on the first message to record); most sessions never open one.
+   */
+  stream?: StandaloneStream;
+  /** The last record saved, without its timestamp (to skip unchanged saves). */
+  saved?: string;
+  /** When the store's TTL was last extended. */
+  touchedAt: number;
+  /** Who opened it, for the per-client bound. */
+  client?: string;
+}
