@@ -20,7 +20,9 @@
  * runs with the tree's own `deno.json` and must print `listening on URL`
  * on stderr. Modes: `stateless` (2026-07-28 `tools/call`), `legacy`
  * (`tools/call` in one 2025-11-25 session), `sessions` (`initialize` +
- * `notifications/initialized`, the session bound raised). Differences under
+ * `notifications/initialized`, the session bound raised). Each row also gives
+ * the load generator's CPU per request (wrk's, from its `/proc/self/stat`)
+ * and, with `--watch=PID`, that process's (an OTLP receiver's, say). Differences under
  * about 3% are noise on a shared 2-core machine: repeat before believing one.
  *
  * @module
@@ -36,9 +38,13 @@ type Mode = "stateless" | "legacy" | "sessions";
 interface Contender {
   label: string;
   server: RunningServer;
-  load: (seconds: number) => Promise<{ requests: number; rps: number }>;
+  load: (seconds: number) => Promise<{ requests: number; rps: number; clientCpuUs?: number }>;
   cpu: number[];
   rps: number[];
+  /** The load generator's CPU µs per request, each round. */
+  client: number[];
+  /** The watched process's (`--watch`) CPU µs per request, each round. */
+  watched: number[];
 }
 
 const DEFAULT_SCRIPT = "bench/servers/anubis_http.ts";
@@ -69,7 +75,7 @@ async function start(entry: string, mode: Mode): Promise<Contender> {
   if (mode === "sessions") {
     load = async (seconds) => {
       const measured = await loadSessionCreation(server.url, LEGACY_VERSION, shape(seconds));
-      return { requests: measured.requests, rps: measured.requests / seconds };
+      return { ...measured, rps: measured.requests / seconds };
     };
   } else {
     let request = statelessCall();
@@ -79,7 +85,7 @@ async function start(entry: string, mode: Mode): Promise<Contender> {
     }
     load = (seconds) => loadPost(server.url, request, shape(seconds));
   }
-  return { label: entry, server, load, cpu: [], rps: [] };
+  return { label: entry, server, load, cpu: [], rps: [], client: [], watched: [] };
 }
 
 async function main(): Promise<void> {
@@ -88,6 +94,7 @@ async function main(): Promise<void> {
   const rounds = Number(option("rounds", "8"));
   const seconds = Number(option("seconds", "2"));
   const trees = Deno.args.filter((arg) => !arg.startsWith("--"));
+  const watch = option("watch", "") ? Number(option("watch", "")) : undefined;
   if (trees.length === 0) throw new Error("name at least one tree (a checkout of this repository)");
   if (!(await haveWrk())) throw new Error("wrk is missing: apt-get install -y wrk");
   const contenders: Contender[] = [];
@@ -100,11 +107,18 @@ async function main(): Promise<void> {
       const order = [...contenders.slice(start), ...contenders.slice(0, start)];
       for (const contender of order) {
         const before = cpuMicros(contender.server.pid);
+        const watchedBefore = watch === undefined ? 0 : cpuMicros(watch);
         const measured = await contender.load(seconds);
         const used = cpuMicros(contender.server.pid) - before;
         if (measured.requests === 0) throw new Error(`${contender.label} answered nothing`);
         contender.cpu.push(used / measured.requests);
         contender.rps.push(measured.rps);
+        if (measured.clientCpuUs !== undefined) {
+          contender.client.push(measured.clientCpuUs / measured.requests);
+        }
+        if (watch !== undefined) {
+          contender.watched.push((cpuMicros(watch) - watchedBefore) / measured.requests);
+        }
       }
     }
   } finally {
@@ -112,11 +126,13 @@ async function main(): Promise<void> {
   }
   const baseline = median(contenders[0].cpu);
   console.log(`${mode}: ${rounds} rounds of ${seconds} s, servers in turn; per HTTP request`);
-  for (const { label, cpu, rps } of contenders) {
+  for (const { label, cpu, rps, client, watched } of contenders) {
     const ratio = (median(cpu) / baseline).toFixed(3);
+    const others = (client.length ? `  load CPU µs ${median(client).toFixed(1)}` : "") +
+      (watched.length ? `  watched CPU µs ${median(watched).toFixed(1)}` : "");
     console.log(
       `${label}  req/s median ${median(rps).toFixed(0)}  CPU µs median ${median(cpu).toFixed(2)} ` +
-        `min ${Math.min(...cpu).toFixed(2)}  (${ratio}× the first)  [${
+        `min ${Math.min(...cpu).toFixed(2)}  (${ratio}× the first)${others}  [${
           cpu.map((c) => c.toFixed(1)).join(" ")
         }]`,
     );

@@ -6,13 +6,18 @@
  * which moves less than wall time on a busy machine) and the bytes allocated
  * per call:
  * `deno run -A --v8-flags=--min-semi-space-size=256,--max-semi-space-size=256,--expose-gc
- * bench/engine_alone.ts [CALLS]`.
+ * bench/engine_alone.ts [CALLS] [--telemetry]`. With `--telemetry` the server
+ * has the `@anubis/core/telemetry` middleware: run it with `OTEL_DENO=true`
+ * (and an `OTEL_EXPORTER_OTLP_ENDPOINT` to export to) to measure what the
+ * middleware costs on Deno's OpenTelemetry, apart from Deno's HTTP spans.
  *
  * @module
  */
 
 import { cpuUsage } from "node:process";
+import { defineServer } from "@anubis/core";
 import { Engine, type Exchange, type JsonRpcMessage } from "@anubis/core/engine";
+import { telemetry } from "@anubis/core/telemetry";
 import { createDefaultRegistry } from "@anubis/dialects";
 import server from "./servers/echo_server.ts";
 import { legacyCall, legacyInitialize, statelessCall } from "./wire.ts";
@@ -44,8 +49,11 @@ async function measure(
 }
 
 if (import.meta.main) {
-  const calls = Number(Deno.args[0] ?? 5_000);
-  const engine = new Engine(server, { registry: createDefaultRegistry() });
+  const calls = Number(Deno.args.find((arg) => !arg.startsWith("--")) ?? 5_000);
+  const traced = Deno.args.includes("--telemetry")
+    ? defineServer({ ...server.definition, middleware: [telemetry()] })
+    : server;
+  const engine = new Engine(traced, { registry: createDefaultRegistry() });
   const emit = () => Promise.resolve();
   const stateless: Exchange = { transport: "stdio", emit };
   const session = engine.createSession({ transport: "stdio", onMessage: emit });

@@ -26,6 +26,7 @@ import {
   resultResponse,
 } from "./json_rpc.ts";
 import { legacyFrame } from "./legacy/frame.ts";
+import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import {
   composeMiddleware,
@@ -490,7 +491,8 @@ export class Engine {
 
   /** Only reached on a defect in the engine itself; the client still gets an answer. */
   #failure(error: unknown, message: JsonRpcMessage): Reply | undefined {
-    console.error("anubis: engine failure:", error);
+    const method = "method" in message ? message.method : undefined;
+    logger.error("engine.failed", "engine failure", { method, error });
     if (!("method" in message) || !("id" in message)) return undefined;
     return {
       message: errorResponse(message.id, ErrorCode.INTERNAL_ERROR, "Internal error"),
@@ -709,7 +711,10 @@ export class Engine {
     try {
       await this.#middleware!(call, async () => void await this.#notification(message, exchange));
     } catch (error) {
-      console.error(`anubis: middleware of ${message.method} failed:`, error);
+      logger.error("middleware.failed", `middleware of ${message.method} failed`, {
+        method: message.method,
+        error,
+      });
     }
   }
 
@@ -767,7 +772,10 @@ export class Engine {
         legacyFrame(this.server, exchange.session!, exchange, message.method, undefined, NEVER),
       );
     } catch (error) {
-      console.error(`anubis: handleNotification(${message.method}) failed:`, error);
+      logger.error("notification.failed", `handleNotification(${message.method}) failed`, {
+        method: message.method,
+        error,
+      });
     }
   }
 

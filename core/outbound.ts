@@ -1,13 +1,14 @@
 /**
  * Encoding outbound messages so that a value JSON cannot encode never breaks
  * a transport: a response becomes a `-32603` error for its id, anything else
- * is dropped, and each is reported (on stderr with {@link reportUnencodable}).
+ * is dropped, and each is reported (to the operator's log with {@link reportUnencodable}).
  *
  * @module
  */
 
 import { ErrorCode } from "./errors.ts";
 import { errorResponse, type JsonRpcMessage } from "./json_rpc.ts";
+import { logger } from "./logger.ts";
 
 /**
  * An outbound message that `JSON.stringify` refused (a `BigInt`, a circular
@@ -72,10 +73,12 @@ export function encodeOutbound(
 }
 
 /**
- * Reports an outbound message that could not be encoded on stderr, in one
- * line: what it was (its method, or the id it answers) and whether it was
- * replaced by a `-32603` error or dropped. The `onUnencodable` the transports
- * pass to {@link encodeOutbound}.
+ * Reports an outbound message that could not be encoded to the operator's
+ * log (`logger`, stderr), once, as an `error` event `message.unencodable`:
+ * what it was (its `method`, or the `id` it answers), the `reason`, and
+ * whether it was `replaced` by a `-32603` error or dropped; never the
+ * message's content. The `onUnencodable` the transports pass to
+ * {@link encodeOutbound}.
  *
  * @param problem The message, the reason and whether it was replaced.
  *
@@ -83,17 +86,30 @@ export function encodeOutbound(
  * ```ts
  * import { encodeOutbound, reportUnencodable } from "@anubis/core/engine";
  * import assert from "node:assert/strict";
- * // stderr: anubis: the response to 7 could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead
+ * import { configureLogger } from "@anubis/core";
+ * const lines: string[] = [];
+ * configureLogger({ format: "json", write: (line) => lines.push(line) });
  * const text = encodeOutbound({ jsonrpc: "2.0", id: 7, result: { n: 1n } }, reportUnencodable);
+ * configureLogger({});
  * assert.equal(JSON.parse(text!).id, 7);
+ * const record = JSON.parse(lines[0]);
+ * assert.equal(record.event, "message.unencodable");
+ * assert.equal(record.id, "7");
+ * assert.equal(record.replaced, true);
  * ```
  */
 export function reportUnencodable({ message, reason, replaced }: UnencodableMessage): void {
-  const what = "method" in message ? message.method : `the response to ${String(message.id)}`;
-  console.error(
+  const method = "method" in message ? message.method : undefined;
+  const id = "id" in message && message.id !== undefined && message.id !== null
+    ? String(message.id)
+    : undefined;
+  const what = method ?? `the response to ${id}`;
+  logger.error(
+    "message.unencodable",
     replaced
-      ? `anubis: ${what} could not be encoded as JSON (${reason}); sent -32603 instead`
-      : `anubis: dropped ${what}: it could not be encoded as JSON (${reason})`,
+      ? `${what} could not be encoded as JSON (${reason}); sent -32603 instead`
+      : `dropped ${what}: it could not be encoded as JSON (${reason})`,
+    { method, id, reason, replaced },
   );
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { encodeOutbound, reportUnencodable, type UnencodableMessage } from "./outbound.ts";
+import { configureLogger } from "./logger.ts";
 
 Deno.test("encodeOutbound: a response JSON cannot encode becomes -32603 for its id; a notification is dropped", () => {
   const problems: UnencodableMessage[] = [];
@@ -59,27 +60,52 @@ Deno.test("encodeOutbound: a response JSON cannot encode becomes -32603 for its 
   );
 });
 
-Deno.test("reportUnencodable: one stderr line naming the message and what became of it", () => {
-  const lines: unknown[][] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => void lines.push(args);
+Deno.test("reportUnencodable: one error event naming the message and what became of it, never its content", () => {
+  const lines: string[] = [];
+  configureLogger({ format: "json", write: (line) => lines.push(line) });
   try {
     const reason = "Do not know how to serialize a BigInt";
-    reportUnencodable({ message: { jsonrpc: "2.0", id: 7, result: {} }, reason, replaced: true });
     reportUnencodable({
-      message: { jsonrpc: "2.0", method: "notifications/message" },
+      message: { jsonrpc: "2.0", id: 7, result: { secret: "s3cret" } },
+      reason,
+      replaced: true,
+    });
+    reportUnencodable({
+      message: { jsonrpc: "2.0", method: "notifications/message", params: { secret: "s3cret" } },
       reason,
       replaced: false,
     });
+    configureLogger({ format: "pretty", write: (line) => lines.push(line) });
+    reportUnencodable({ message: { jsonrpc: "2.0", id: "a", result: {} }, reason, replaced: true });
   } finally {
-    console.error = original;
+    configureLogger({});
   }
-  assert.deepEqual(lines, [
-    [
-      "anubis: the response to 7 could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead",
-    ],
-    [
-      "anubis: dropped notifications/message: it could not be encoded as JSON (Do not know how to serialize a BigInt)",
-    ],
-  ]);
+  assert.equal(lines.length, 3);
+  for (const line of lines) assert.doesNotMatch(line, /s3cret/);
+  const [replaced, dropped] = lines.slice(0, 2).map((line) => JSON.parse(line));
+  assert.equal(typeof replaced.time, "string");
+  assert.deepEqual({ ...replaced, time: undefined }, {
+    time: undefined,
+    level: "error",
+    event: "message.unencodable",
+    msg:
+      "the response to 7 could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead",
+    id: "7",
+    reason: "Do not know how to serialize a BigInt",
+    replaced: true,
+  });
+  assert.deepEqual({ ...dropped, time: undefined }, {
+    time: undefined,
+    level: "error",
+    event: "message.unencodable",
+    msg:
+      "dropped notifications/message: it could not be encoded as JSON (Do not know how to serialize a BigInt)",
+    method: "notifications/message",
+    reason: "Do not know how to serialize a BigInt",
+    replaced: false,
+  });
+  assert.equal(
+    lines[2],
+    "anubis: the response to a could not be encoded as JSON (Do not know how to serialize a BigInt); sent -32603 instead",
+  );
 });

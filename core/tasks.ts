@@ -16,6 +16,7 @@ import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import type { Frame } from "./frame.ts";
 import { errorResponse, type JsonRpcRequest, resultResponse } from "./json_rpc.ts";
 import { type FrameTask, legacyFrame } from "./legacy/frame.ts";
+import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import { encodeContext, errorReply } from "./reply.ts";
 import type { Awaitable } from "./server.ts";
@@ -225,7 +226,10 @@ export class TaskRuntime {
     try {
       await this.#store.create(record);
     } catch (error) {
-      console.error("anubis: task store refused a task:", error);
+      logger.error("store.failed", `the task store refused task ${record.id}`, {
+        taskId: record.id,
+        error,
+      });
       throw new McpError(ErrorCode.INTERNAL_ERROR, "The task could not be stored");
     }
   }
@@ -251,9 +255,16 @@ export class TaskRuntime {
     // Renewing the lease also learns of a cancel another instance stored.
     const renewal = setInterval(() => {
       const lease = { holder: this.#instance, expiresAt: Date.now() + LEASE_MS };
-      this.#store.update(id, { lease }).then((now) => {
-        if (!now || now.status === "cancelled") cancellation.cancel("The task was cancelled");
-      }, (error) => console.error(`anubis: lease of task ${id} not renewed:`, error));
+      this.#store.update(id, { lease }).then(
+        (now) => {
+          if (!now || now.status === "cancelled") cancellation.cancel("The task was cancelled");
+        },
+        (error) =>
+          logger.warn("store.failed", `the lease of task ${id} was not renewed`, {
+            taskId: id,
+            error,
+          }),
+      );
     }, LEASE_MS / 3);
     (async () => {
       let outcome: TaskOutcome;
@@ -281,7 +292,10 @@ export class TaskRuntime {
         }
       }
       const stored = await this.#store.finish(id, outcome).catch((error) => {
-        console.error(`anubis: task ${id} outcome not stored:`, error);
+        logger.error("store.failed", `the outcome of task ${id} was not stored`, {
+          taskId: id,
+          error,
+        });
         return undefined;
       });
       if (stored?.status === outcome.status) notify?.(stored);

@@ -76,9 +76,11 @@ export const DURATION_BUCKETS: readonly number[] = Object.freeze([
  * ```ts
  * import type { TelemetryOptions } from "@anubis/core/telemetry";
  * import assert from "node:assert/strict";
- * // Tool arguments and results may hold secrets: recorded only when asked.
- * const options: TelemetryOptions = { recordToolArguments: true, recordToolResults: false };
+ * // Tool arguments and results may hold secrets: recorded only when asked;
+ * // the handler's own spans are children of the request's span only when asked.
+ * const options: TelemetryOptions = { recordToolArguments: true, activeSpan: true };
  * assert.equal(options.recordToolArguments, true);
+ * assert.equal(options.activeSpan, true);
  * ```
  */
 export interface TelemetryOptions {
@@ -91,6 +93,15 @@ export interface TelemetryOptions {
    * Off by default: the conventions warn that URIs make span names of high cardinality.
    */
   uriInSpanName?: boolean;
+  /**
+   * Makes each request's span the active one while its handler runs, so that
+   * the spans its code starts (a `fetch`, a database client's) are children
+   * of it. Off by default: on Deno's OpenTelemetry it costs more than the
+   * span itself (see the module's README for figures); without it those spans
+   * are children of the span active before, Deno's HTTP server span over
+   * HTTP, and in the same trace.
+   */
+  activeSpan?: boolean;
 }
 
 const SCOPE = "@anubis/core";
@@ -179,30 +190,32 @@ function linksOf(call: MiddlewareCall, parent: Context, fromMeta: boolean): Link
   return links;
 }
 
-/** The attributes spans and metrics share, and the span name's target. */
-function describe(call: MiddlewareCall, options: TelemetryOptions): {
+/** What a kind of call shares: its metric attributes (frozen) and its span name. */
+interface Kind {
   attributes: Attributes;
-  target?: string;
-} {
-  const { method, params } = call;
+  name: string;
+}
+
+/** How many kinds of call (method, name, version, transport) are kept; more are made each time. */
+const MAX_KINDS = 256;
+
+/** The attributes spans and metrics share, for a call's method, tool or prompt name, version and transport. */
+function kindOf(
+  method: string,
+  name: string | undefined,
+  version: string | undefined,
+  transport: string,
+): Kind {
   const attributes: Attributes = { "mcp.method.name": method };
-  let target: string | undefined;
-  if (method === "tools/call" && typeof params.name === "string") {
-    target = params.name;
-    attributes["gen_ai.tool.name"] = target;
+  if (name !== undefined && method === "tools/call") {
+    attributes["gen_ai.tool.name"] = name;
     attributes["gen_ai.operation.name"] = "execute_tool";
-  } else if (method === "prompts/get" && typeof params.name === "string") {
-    target = params.name;
-    attributes["gen_ai.prompt.name"] = target;
-  } else if (options.uriInSpanName && URI_METHODS.has(method) && typeof params.uri === "string") {
-    target = params.uri;
+  } else if (name !== undefined) {
+    attributes["gen_ai.prompt.name"] = name;
   }
-  const context = call.frame?.context;
-  const version = context?.protocolVersion ??
-    (typeof params.protocolVersion === "string" ? params.protocolVersion : undefined);
   if (version) attributes["mcp.protocol.version"] = version;
-  addNetwork(attributes, call.transport);
-  return { attributes, target };
+  addNetwork(attributes, transport);
+  return { attributes: Object.freeze(attributes), name: name ? `${method} ${name}` : method };
 }
 
 /** `network.transport` (and `network.protocol.name` for HTTP) of a transport kind. */
@@ -212,13 +225,22 @@ function addNetwork(attributes: Attributes, transport: string): void {
   if (transport === "http") attributes["network.protocol.name"] = "http";
 }
 
-/** Marks an error outcome on the span (attributes and ERROR status) and the metric's attributes. */
-function fail(span: Span, attributes: Attributes, type: string, code?: string, message = type) {
+/**
+ * Marks an error outcome on the span (attributes and ERROR status); returns
+ * the metric's attributes with it.
+ */
+function fail(
+  span: Span,
+  attributes: Attributes,
+  type: string,
+  code?: string,
+  message = type,
+): Attributes {
   const added: Attributes = { "error.type": type };
   if (code !== undefined) added["rpc.response.status_code"] = code;
-  Object.assign(attributes, added);
   span.setAttributes(added);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
+  return { ...attributes, ...added };
 }
 
 const json = (value: unknown): string | undefined => {
@@ -287,42 +309,64 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
     advice,
   });
 
+  const activeSpan = options.activeSpan === true;
+  const kinds = new Map<string, Kind>();
+
   const middleware: Middleware = async (call, next) => {
     const started = performance.now();
-    const { attributes, target } = describe(call, options);
-    const spanAttributes: Attributes = { ...attributes };
-    const { params, id } = call;
-    if (id !== undefined && id !== null) spanAttributes["jsonrpc.request.id"] = String(id);
-    if (URI_METHODS.has(call.method) && typeof params.uri === "string") {
-      spanAttributes["mcp.resource.uri"] = params.uri;
+    const { method, params, id, transport } = call;
+    const context = call.frame?.context;
+    const name = (method === "tools/call" || method === "prompts/get") &&
+        typeof params.name === "string"
+      ? params.name
+      : undefined;
+    const version = context?.protocolVersion ??
+      (typeof params.protocolVersion === "string" ? params.protocolVersion : undefined);
+    // One frozen attributes object and span name per kind of call, made once;
+    // the key's parts are length-prefixed, so no two kinds share one.
+    const key = `${transport.length}:${transport}${version?.length ?? -1}:${version ?? ""}` +
+      `${method.length}:${method}${name === undefined ? "-" : `+${name}`}`;
+    let kind = kinds.get(key);
+    if (!kind) {
+      kind = kindOf(method, name, version, transport);
+      if (kinds.size < MAX_KINDS) kinds.set(key, kind);
     }
-    const sessionId = call.frame?.context.sessionId;
+    let attributes = kind.attributes; // the metric's
+    const spanAttributes: Attributes = { ...attributes };
+    if (id !== undefined && id !== null) spanAttributes["jsonrpc.request.id"] = String(id);
+    let spanName = kind.name;
+    if (URI_METHODS.has(method) && typeof params.uri === "string") {
+      spanAttributes["mcp.resource.uri"] = params.uri;
+      if (options.uriInSpanName) spanName = `${method} ${params.uri}`;
+    }
+    const sessionId = context?.sessionId;
     if (sessionId) spanAttributes["mcp.session.id"] = sessionId;
-    if (options.recordToolArguments && call.method === "tools/call") {
+    if (options.recordToolArguments && method === "tools/call") {
       const args = json(params.arguments ?? {});
       if (args !== undefined) spanAttributes["gen_ai.tool.call.arguments"] = args;
     }
     const meta = params._meta as Readonly<Record<string, unknown>> | undefined;
     const { parent, fromMeta } = parentOf(meta);
     const span = tracer.startSpan(
-      target ? `${call.method} ${target}` : call.method,
+      spanName,
       { kind: SpanKind.SERVER, attributes: spanAttributes, links: linksOf(call, parent, fromMeta) },
       parent,
     );
     try {
-      // The span is the handler's ambient one, unless it is the API's no-op
-      // (no SDK registered): then nothing would read it.
-      const result = span.isRecording() || trace.isSpanContextValid(span.spanContext())
+      // With `activeSpan`, the span is the handler's ambient one (unless it is
+      // the API's no-op, which nothing would read).
+      const result = activeSpan &&
+          (span.isRecording() || trace.isSpanContextValid(span.spanContext()))
         ? await contexts.with(trace.setSpan(parent, span), next)
         : await next();
-      if (call.method === "initialize" && typeof result?.protocolVersion === "string") {
-        attributes["mcp.protocol.version"] = result.protocolVersion;
+      if (method === "initialize" && typeof result?.protocolVersion === "string") {
+        attributes = { ...attributes, "mcp.protocol.version": result.protocolVersion };
         span.setAttribute("mcp.protocol.version", result.protocolVersion);
       }
-      if (call.method === "tools/call" && result) {
+      if (method === "tools/call" && result) {
         if (result.isError === true) {
           // A tool that failed because it was cancelled was cancelled.
-          fail(span, attributes, call.frame?.context.signal.aborted ? "cancelled" : "tool_error");
+          attributes = fail(span, attributes, context?.signal.aborted ? "cancelled" : "tool_error");
         } else if (options.recordToolResults) {
           const text = json(result);
           if (text !== undefined) span.setAttribute("gen_ai.tool.call.result", text);
@@ -330,12 +374,12 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       }
       return result;
     } catch (error) {
-      if (call.frame?.context.signal.aborted) {
-        fail(span, attributes, "cancelled"); // or its client went away: no answer is sent
+      if (context?.signal.aborted) {
+        attributes = fail(span, attributes, "cancelled"); // or its client went away: no answer is sent
       } else if (!(error instanceof NoReply)) { // NO_REPLY: the server answers by itself
         const mcpError = McpError.from(error);
         const code = String(mcpError.code);
-        fail(span, attributes, code, code, mcpError.message);
+        attributes = fail(span, attributes, code, code, mcpError.message);
       }
       throw error;
     } finally {

@@ -23,9 +23,18 @@ import server from "./echo_server.ts";
 import { serveBench } from "./listening.ts";
 
 // `--api-only`: the middleware on the API's no-op providers (Deno's OpenTelemetry off);
-// `--runtime-only`: Deno's OpenTelemetry on (its HTTP server spans) without the middleware.
+// `--runtime-only`: Deno's OpenTelemetry on (its HTTP server spans) without the middleware;
+// `--active-span`: the middleware's `activeSpan` option on;
+// an `OTEL_NAME=value` argument sets that variable in the traced child (to compare
+// settings in one run: OTEL_DENO_METRICS=false, OTEL_TRACES_SAMPLER=..., a protocol).
 const apiOnly = Deno.args.includes("--api-only");
 const runtimeOnly = Deno.args.includes("--runtime-only");
+const settings = Object.fromEntries(
+  Deno.args.filter((arg) => /^OTEL_[A-Z_]+=/.test(arg)).map((arg) => {
+    const at = arg.indexOf("=");
+    return [arg.slice(0, at), arg.slice(at + 1)];
+  }),
+);
 if (!apiOnly && Deno.env.get("OTEL_DENO") !== "true") {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -36,7 +45,7 @@ if (!apiOnly && Deno.env.get("OTEL_DENO") !== "true") {
       new URL(import.meta.url).pathname,
       ...Deno.args,
     ],
-    env: { OTEL_DENO: "true", OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" },
+    env: { OTEL_DENO: "true", OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", ...settings },
     stdin: "null",
     stdout: "inherit",
     stderr: "inherit",
@@ -47,7 +56,8 @@ if (!apiOnly && Deno.env.get("OTEL_DENO") !== "true") {
   Deno.exit((await child.status).code);
 }
 
-const traced = runtimeOnly
-  ? server
-  : defineServer({ ...server.definition, middleware: [telemetry()] });
+const traced = runtimeOnly ? server : defineServer({
+  ...server.definition,
+  middleware: [telemetry({ activeSpan: Deno.args.includes("--active-span") })],
+});
 serveBench("anubis-otel", createHttpHandler(traced));

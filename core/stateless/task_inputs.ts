@@ -10,6 +10,7 @@
 
 import { ErrorCode, McpError } from "../errors.ts";
 import { KEY_PREFIX } from "../frame.ts";
+import { logger } from "../logger.ts";
 import { isTerminal, type TaskPatch, type TaskRecord, type TaskStore } from "../task_store.ts";
 import type { JsonObject } from "../types.ts";
 
@@ -80,7 +81,11 @@ export class TaskInputs {
   #write(patch: TaskPatch): Promise<unknown> {
     this.#writes = this.#writes.then(() => this.#store.update(this.#id, patch)).then(
       this.#changed,
-      (error) => console.error(`anubis: task ${this.#id} not updated:`, error),
+      (error) =>
+        logger.error("store.failed", `task ${this.#id} was not updated`, {
+          taskId: this.#id,
+          error,
+        }),
     );
     return this.#writes;
   }

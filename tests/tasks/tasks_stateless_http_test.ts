@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { headers2026, post, request2026, SseReader, start } from "../helpers/http_helpers.ts";
 import tasksServer from "../helpers/tasks_server.ts";
+import { captureLog, type LogCapture } from "../helpers/log_capture.ts";
+import { MemoryTaskStore, type TaskOutcome, type TaskPatch, type TaskRecord } from "@anubis/core";
 
 type Obj = Record<string, unknown>;
 
@@ -290,3 +292,99 @@ Deno.test("http 2026-07-28: notifications/tasks reach a listen stream that asked
     ]);
     await stream.cancel();
   }));
+
+/** A task store that fails the operations named in `failing`. */
+class FailingTaskStore extends MemoryTaskStore {
+  constructor(readonly failing: Set<"create" | "input" | "finish">) {
+    super();
+  }
+  override create(record: TaskRecord): Promise<void> {
+    if (this.failing.has("create")) return Promise.reject(new Error("store down: create"));
+    return super.create(record);
+  }
+  override update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
+    if (this.failing.has("input") && patch.status === "input_required") {
+      return Promise.reject(new Error("store down: update"));
+    }
+    return super.update(id, patch);
+  }
+  override finish(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+    if (this.failing.has("finish") && outcome.status === "completed") {
+      return Promise.reject(new Error("store down: finish"));
+    }
+    return super.finish(id, outcome);
+  }
+}
+
+/** The log's records once `count` are written (each checked for `time`, which is removed). */
+async function records(log: LogCapture, count: number): Promise<Obj[]> {
+  for (let i = 0; i < 100 && log.lines.length < count; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return log.records().map(({ time, ...rest }) => {
+    assert.equal(typeof time, "string");
+    return rest;
+  });
+}
+
+Deno.test("http 2026-07-28: a task store's failures are each one store.failed event with the task id, never the arguments", async () => {
+  const secret = "argument-never-logged.txt";
+  const log = captureLog();
+  try {
+    const failing = new Set<"create" | "input" | "finish">(["create"]);
+    await serving({ taskStore: new FailingTaskStore(failing) }, async (url) => {
+      const call = tasksClient(url);
+      const refused = await call("tools/call", {
+        name: "confirm_delete",
+        arguments: { filename: secret },
+      });
+      assert.equal((refused.error as Obj).code, -32603);
+      const [created] = await records(log, 1);
+      const taskId = created.taskId as string;
+      assert.match(taskId, /./);
+      assert.deepEqual(created, {
+        level: "error",
+        event: "store.failed",
+        msg: `the task store refused task ${taskId}`,
+        taskId,
+        error: "store down: create",
+      });
+
+      failing.clear();
+      failing.add("finish");
+      const finished = (await call("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds: 0 },
+      })).result as Obj;
+      const second = (await records(log, 2))[1];
+      assert.deepEqual(second, {
+        level: "error",
+        event: "store.failed",
+        msg: `the outcome of task ${finished.taskId} was not stored`,
+        taskId: finished.taskId,
+        error: "store down: finish",
+      });
+
+      failing.clear();
+      failing.add("input");
+      const asking = (await call("tools/call", {
+        name: "confirm_delete",
+        arguments: { filename: secret },
+      })).result as Obj;
+      const third = (await records(log, 3))[2];
+      assert.deepEqual(third, {
+        level: "error",
+        event: "store.failed",
+        msg: `task ${asking.taskId} was not updated`,
+        taskId: asking.taskId,
+        error: "store down: update",
+      });
+      await call("tasks/cancel", { taskId: asking.taskId });
+      await until(call, asking.taskId as string, ["cancelled"]);
+    });
+    assert.equal(log.lines.length, 3, log.lines.join("\n"));
+    for (const line of log.lines) assert.doesNotMatch(line, new RegExp(secret));
+  } finally {
+    log.restore();
+  }
+});

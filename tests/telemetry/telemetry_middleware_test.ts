@@ -7,12 +7,16 @@
  */
 
 import assert from "node:assert/strict";
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   type Attributes,
   type Context,
+  context,
+  type ContextManager,
   type Link,
   type MeterProvider,
   metrics,
+  ROOT_CONTEXT,
   type Span,
   type SpanContext,
   type SpanOptions,
@@ -219,4 +223,38 @@ Deno.test("telemetry: a cancelled request is error.type cancelled, not a JSON-RP
   assert.equal(wait.attributes["error.type"], "cancelled");
   assert.equal(wait.attributes["rpc.response.status_code"], undefined);
   assert.ok(wait.ended);
+});
+
+Deno.test("telemetry: the request's span is the handler's active one only with activeSpan", async () => {
+  const storage = new AsyncLocalStorage<Context>();
+  const manager: ContextManager = {
+    active: () => storage.getStore() ?? ROOT_CONTEXT,
+    with: (active, fn, thisArg, ...args) => storage.run(active, () => fn.apply(thisArg, args)),
+    bind: (_active, target) => target,
+    enable: () => manager,
+    disable: () => manager,
+  };
+  context.setGlobalContextManager(manager);
+  try {
+    for (const activeSpan of [false, true]) {
+      spans.length = 0;
+      const t = engineHarness({
+        middleware: [telemetry({ activeSpan })],
+        tools: [{
+          name: "mark",
+          handler: async () => {
+            await Promise.resolve(); // still the request's span after an await
+            trace.getActiveSpan()?.setAttribute("handler.saw", "this span");
+            return "ok";
+          },
+        }],
+      });
+      await t.initialize();
+      await t.request("tools/call", { name: "mark" });
+      const mark = spans.find((s) => s.name === "tools/call mark")!;
+      assert.equal(mark.attributes["handler.saw"], activeSpan ? "this span" : undefined);
+    }
+  } finally {
+    context.disable();
+  }
 });
