@@ -392,10 +392,12 @@ export class Engine {
    *
    * @param message The decoded message.
    * @param exchange Its surroundings.
-   * @param dialect For a request whose `_meta` claims a stateless version, that
-   * version's served dialect when the transport already looked it up (as
-   * {@link dialect} with `"stateless"` gives it): the era is then not decided
-   * again, nor the version looked up again. Absent, the engine decides.
+   * @param era The transport's own decision, when it made one, so the engine
+   * does not decide again: `"legacy"` for a message it found claims no
+   * stateless version (`classifyEra`), or, for one whose `_meta` claims a
+   * stateless version, that version's served dialect (as {@link dialect} with
+   * `"stateless"` gives it), so the version is not looked up again either.
+   * Absent, the engine decides.
    * @returns The reply, if any.
    *
    * @example
@@ -422,16 +424,20 @@ export class Engine {
   handle(
     message: JsonRpcMessage,
     exchange: Exchange,
-    dialect?: Dialect,
+    era?: Dialect | "legacy",
   ): Promise<Reply | undefined> {
-    if (!("method" in message) || !("id" in message)) return this.#unanswered(message, exchange);
+    if (!("method" in message) || !("id" in message)) {
+      return this.#unanswered(message, exchange, era);
+    }
     // Not async: a request served at once is answered without a suspended
     // frame or a promise of its own per layer.
     try {
       const mark = this.server.notify.published;
       let reply: Awaitable<Reply | undefined>;
-      if (dialect !== undefined) {
-        reply = this.#stateless(message, exchange, dialect.version, dialect);
+      if (era === "legacy") {
+        reply = this.#legacy(message, exchange);
+      } else if (era !== undefined) {
+        reply = this.#stateless(message, exchange, era.version, era);
       } else {
         const claim = classifyEra(message);
         reply = claim.era === "stateless"
@@ -453,15 +459,19 @@ export class Engine {
   #unanswered(
     message: JsonRpcNotification | JsonRpcResponse,
     exchange: Exchange,
+    era: Dialect | "legacy" | undefined,
   ): Promise<undefined> {
     try {
       if (!("method" in message)) {
         exchange.session?.resolve(message);
         return NO_REPLY_YET;
       }
+      const stateless = era === undefined
+        ? classifyEra(message).era === "stateless"
+        : era !== "legacy";
       const handled = this.#middleware
-        ? this.#notificationThrough(message, exchange)
-        : this.#notification(message, exchange);
+        ? this.#notificationThrough(message, exchange, stateless)
+        : this.#notification(message, exchange, stateless);
       if (!handled) return NO_REPLY_YET;
       return handled.then(() => undefined, (error) => {
         this.#failure(error, message);
@@ -695,21 +705,27 @@ export class Engine {
   }
 
   /** Serves a notification through the middleware (whose failures are logged, not answered). */
-  async #notificationThrough(message: JsonRpcNotification, exchange: Exchange): Promise<void> {
+  async #notificationThrough(
+    message: JsonRpcNotification,
+    exchange: Exchange,
+    stateless: boolean,
+  ): Promise<void> {
     const { session } = exchange;
-    const era = classifyEra(message).era;
     const frame = session?.dialect
       ? legacyFrame(this.server, session, exchange, message.method, undefined, NEVER)
       : undefined;
     const call = {
       method: message.method,
       params: message.params ?? {},
-      era,
+      era: stateless ? "stateless" as const : "legacy" as const,
       transport: exchange.transport,
       frame,
     };
     try {
-      await this.#middleware!(call, async () => void await this.#notification(message, exchange));
+      await this.#middleware!(
+        call,
+        async () => void await this.#notification(message, exchange, stateless),
+      );
     } catch (error) {
       logger.error("middleware.failed", `middleware of ${message.method} failed`, {
         method: message.method,
@@ -738,7 +754,11 @@ export class Engine {
   }
 
   /** Serves a notification: at once, unless the server's handler has one to wait for. */
-  #notification(message: JsonRpcNotification, exchange: Exchange): Promise<void> | undefined {
+  #notification(
+    message: JsonRpcNotification,
+    exchange: Exchange,
+    stateless: boolean,
+  ): Promise<void> | undefined {
     const session = exchange.session;
     const params = message.params ?? {};
     if (message.method === "notifications/cancelled") {
@@ -755,7 +775,7 @@ export class Engine {
     }
     const handler = this.server.definition.handleNotification;
     const dialect = session?.dialect;
-    if (!handler || !dialect || classifyEra(message).era === "stateless") return;
+    if (!handler || !dialect || stateless) return;
     const schema = dialect.notificationParamsSchema(message.method);
     if (!schema || !s.validate(schema, params).ok) return;
     return this.#notify(handler, message, exchange);

@@ -138,7 +138,7 @@ export function formatIssues(issues: readonly Issue[]): string {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return "null";
+  if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

@@ -167,7 +167,8 @@ export class LegacyEndpoint {
   }
 
   /**
-   * Serves one POSTed legacy message.
+   * Serves one POSTed legacy message: the caller has decided its era (its
+   * `_meta` claims no stateless version), and the engine is told so.
    *
    * @param request The HTTP request.
    * @param message The decoded message.
@@ -230,7 +231,7 @@ export class LegacyEndpoint {
     exchange.session = found.session;
     if (!isRequest) {
       // A response may answer a request another instance sent.
-      if ("method" in message) await this.#engine.handle(message, exchange);
+      if ("method" in message) await this.#engine.handle(message, exchange, "legacy");
       else this.#sessions.answer(found, message);
       await this.#persist(found);
       return accepted();
@@ -241,7 +242,7 @@ export class LegacyEndpoint {
       exchange.emit = controls.emit;
       exchange.lazySignal = controls.lazySignal;
       if (controls.closeStream) exchange.closeStream = controls.closeStream;
-      const reply = await this.#engine.handle(message, exchange);
+      const reply = await this.#engine.handle(message, exchange, "legacy");
       await this.#persist(found);
       return reply && { body: reply.message, status: reply.status };
     }, {
@@ -579,7 +580,7 @@ export class LegacyEndpoint {
     const reply = await this.#engine.handle(message, {
       ...exchangeOf(request, context),
       session: entry.session,
-    });
+    }, "legacy");
     // An answer JSON cannot encode (an `init` error's data) becomes -32603 for the id.
     let unencodable = false;
     const text = reply && encodeOutbound(reply.message, (problem) => {

@@ -299,3 +299,38 @@ Deno.test("one onMessage function serves many sessions: it gets the session with
   ]);
   t.engine.close();
 });
+
+Deno.test("the era a transport decided is the era served: the engine does not decide again", async () => {
+  const t = engineHarness({ tools: [echo] });
+  const claimed = {
+    jsonrpc: "2.0" as const,
+    id: 1,
+    method: "tools/list",
+    params: { _meta: META },
+  };
+  // Undecided, a stateless claim is served statelessly: the tools are listed.
+  const decidedHere = await t.engine.handle(claimed, t.exchange);
+  assert.ok("result" in decidedHere!.message);
+  // Decided "legacy" by the transport, the same message is the session's,
+  // which has not been initialized.
+  const decidedLegacy = await t.engine.handle({ ...claimed, id: 2 }, t.exchange, "legacy");
+  assert.deepEqual(decidedLegacy!.message, {
+    jsonrpc: "2.0",
+    id: 2,
+    error: { code: -32600, message: "Server not initialized" },
+  });
+  // Decided stateless with its dialect, a message without a claim is not
+  // read as the session's either.
+  const dialect = t.engine.dialect("2026-07-28", "stateless")!;
+  const plain = { jsonrpc: "2.0" as const, id: 3, method: "tools/list" };
+  const undecided = await t.engine.handle(plain, t.exchange);
+  assert.equal((undecided!.message as { error: { code: number } }).error.code, -32600);
+  const decidedStateless = await t.engine.handle({ ...plain, id: 4 }, t.exchange, dialect);
+  // Served statelessly, its missing `_meta` envelope is what is wrong.
+  const refusal = decidedStateless!.message as { error: { code: number; data: unknown } };
+  assert.equal(refusal.error.code, -32602);
+  assert.deepEqual(refusal.error.data, {
+    envelope: [{ path: "_meta", message: "expected an object, got undefined" }],
+  });
+  t.engine.close();
+});
