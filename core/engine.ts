@@ -16,7 +16,7 @@ import type { Exchange, Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
 import { initialize, NEVER, restoreSession } from "./handshake.ts";
-import { withInputs } from "./input_rounds.ts";
+import { firstRound, takeAnswers, withInputs } from "./input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -965,6 +965,14 @@ export class Engine {
     inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
     const definition = this.server.definition;
+    if (inputs && !definition.init && typeof request.params!.requestState !== "string") {
+      // The first round without an init hook: the work starts here, with no closure of its own.
+      takeAnswers(request, inputs);
+      const work = dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      if (!isThenable(work)) return work;
+      const principal = principalOf(frame.context.authInfo);
+      return firstRound(this.server, request, work, inputs, cancellation, principal);
+    }
     if (inputs) {
       const work = () =>
         dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
