@@ -16,7 +16,7 @@ import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
 import { initialize, NEVER, restore } from "./legacy/handshake.ts";
-import { withInputs } from "./stateless/input_rounds.ts";
+import { firstRound, takeAnswers, withInputs } from "./stateless/input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -1006,6 +1006,14 @@ export class Engine {
     inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
     const definition = this.server.definition;
+    if (inputs && !definition.init && typeof request.params!.requestState !== "string") {
+      // The first round without an init hook: the work starts here, with no closure of its own.
+      takeAnswers(request, inputs);
+      const work = dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      if (!isThenable(work)) return work;
+      const principal = principalOf(frame.context.authInfo);
+      return firstRound(this.server, request, work, inputs, cancellation, principal);
+    }
     if (inputs) {
       const work = () =>
         dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);

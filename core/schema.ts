@@ -111,7 +111,7 @@ export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: 
  */
 export function validate<T>(schema: Schema<T>, value: unknown): ValidationResult<T> {
   const issues: Issue[] = [];
-  schema.check(value, [], issues);
+  schema.check(value, HERE, issues);
   return issues.length === 0 ? { ok: true, value: value as T } : { ok: false, issues };
 }
 

@@ -54,7 +54,9 @@ export function readMessage(
       return readAnnounced(request, announced, clock).then(decodeMessage);
     }
     const read = request.json();
-    return (clock ? clock.race(read) : read).then(classifyMessage, notJsonOrRethrow);
+    return clock
+      ? clock.race(read, classifyMessage, notJsonOrRethrow)
+      : read.then(classifyMessage, notJsonOrRethrow);
   } catch (error) {
     return Promise.reject(error);
   }
@@ -105,15 +107,112 @@ export class BodyTimeoutError extends Error {
   }
 }
 
-// A read being timed: a node of the clock's list, oldest first (a list, not a
-// Set: a Set's table is reallocated as it grows and shrinks around each read).
-interface PendingBody {
+// A read being timed: a node of the clock's circular list, oldest first (a
+// list, not a Set: a Set's table is reallocated as it grows and shrinks
+// around each read). The clock's own node closes the circle, so a node takes
+// itself out without the clock.
+class Watched {
   /** The tick the read started in. */
-  readonly tick: number;
-  readonly expire: () => void;
-  prev: PendingBody | undefined;
-  next: PendingBody | undefined;
-  linked: boolean;
+  tick = 0;
+  prev: Watched = this;
+  next: Watched = this;
+
+  /** Gives the read up (the clock's own node has nothing to give up). */
+  expire(): void {}
+
+  /** Puts the node last in `list`. */
+  linkInto(list: Watched, tick: number): void {
+    this.tick = tick;
+    this.prev = list.prev;
+    this.next = list;
+    list.prev.next = this;
+    list.prev = this;
+  }
+
+  /** Takes the node out of its list (nothing when it is out). */
+  unlink(): void {
+    this.prev.next = this.next;
+    this.next.prev = this.prev;
+    this.prev = this.next = this;
+  }
+}
+
+/** A {@link BodyClock.watch}: its `expire` is the caller's. */
+class WatchedCall extends Watched {
+  readonly #expire: () => void;
+
+  constructor(expire: () => void) {
+    super();
+    this.#expire = expire;
+  }
+
+  override expire(): void {
+    this.#expire();
+  }
+}
+
+/**
+ * A {@link BodyClock.race}: settles its promise as the read does (through the
+ * caller's continuations, when given), or rejects it at expiry; one object
+ * per read, with the two callbacks the read needs.
+ */
+class WatchedRead<T, R> extends Watched {
+  readonly promise: Promise<R>;
+  readonly #read: Promise<T>;
+  readonly #ms: number;
+  readonly #then: ((value: T) => R) | undefined;
+  readonly #otherwise: ((error: unknown) => R) | undefined;
+  #resolve!: (value: R) => void;
+  #reject!: (error: unknown) => void;
+
+  constructor(
+    read: Promise<T>,
+    ms: number,
+    then: ((value: T) => R) | undefined,
+    otherwise: ((error: unknown) => R) | undefined,
+  ) {
+    super();
+    this.#read = read;
+    this.#ms = ms;
+    this.#then = then;
+    this.#otherwise = otherwise;
+    this.promise = new Promise<R>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  /** Starts following the read (once linked, so a read settled at once is unlinked). */
+  follow(): void {
+    this.#read.then(this.#settled, this.#failed);
+  }
+
+  override expire(): void {
+    this.#read.catch(() => {}); // given up: its own failure, later, concerns nobody
+    this.#reject(new BodyTimeoutError(this.#ms));
+  }
+
+  readonly #settled = (value: T): void => {
+    this.unlink();
+    const then = this.#then;
+    if (then === undefined) return this.#resolve(value as unknown as R);
+    try {
+      this.#resolve(then(value));
+    } catch (error) {
+      this.#reject(error);
+    }
+  };
+
+  readonly #failed = (error: unknown): void => {
+    this.unlink();
+    const otherwise = this.#otherwise;
+    if (otherwise === undefined) return this.#reject(error);
+    try {
+      this.#resolve(otherwise(error));
+    } catch (thrown) {
+      this.#reject(thrown);
+    }
+  };
 }
 
 /**
@@ -138,8 +237,8 @@ export class BodyClock {
   readonly #tickMs: number;
   /** Ticks a read may take, plus the one it started in. */
   readonly #ticks: number;
-  #head: PendingBody | undefined;
-  #tail: PendingBody | undefined;
+  /** The pending reads, oldest first, in a circle through this node. */
+  readonly #list = new Watched();
   #tick = 0;
   /** Whether a read was watched since the last tick (the timer then keeps running). */
   #busy = false;
@@ -187,52 +286,46 @@ export class BodyClock {
    * ```
    */
   watch(expire: () => void): () => void {
-    const pending = this.#add(expire);
-    return () => this.#remove(pending);
+    const watched = new WatchedCall(expire);
+    this.#add(watched);
+    return () => watched.unlink();
   }
 
   /**
    * Settles as `read` does, or rejects with {@link BodyTimeoutError} once the
-   * body's time is up.
+   * body's time is up. `then` and `otherwise` are the caller's continuations,
+   * as for `read.then(then, otherwise)`, run without a promise of their own
+   * (not for the timeout, which rejects as it is).
    *
    * @param read The read (`request.json()`).
-   * @returns What the read gives.
+   * @param then Maps what the read gives.
+   * @param otherwise Maps the read's failure (or throws).
+   * @returns What the read gives, mapped.
    *
    * @example
    * ```ts
    * import { BodyClock } from "./body.ts";
    * const clock = new BodyClock(1_000);
    * if ((await clock.race(Promise.resolve("text"))) !== "text") throw new Error("the read's value");
+   * const length = await clock.race(Promise.resolve("text"), (text) => text.length);
+   * if (length !== 4) throw new Error("mapped");
+   * const failed = await clock.race(Promise.reject(new Error("x")), undefined, () => "refused");
+   * if (failed !== "refused") throw new Error("the failure mapped");
    * ```
    */
-  race<T>(read: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const pending = this.#add(() => {
-        read.catch(() => {}); // given up: its own failure, later, concerns nobody
-        reject(new BodyTimeoutError(this.#ms));
-      });
-      read.then((value) => {
-        this.#remove(pending);
-        resolve(value);
-      }, (error) => {
-        this.#remove(pending);
-        reject(error);
-      });
-    });
+  race<T, R = T>(
+    read: Promise<T>,
+    then?: (value: T) => R,
+    otherwise?: (error: unknown) => R,
+  ): Promise<R> {
+    const watched = new WatchedRead(read, this.#ms, then, otherwise);
+    this.#add(watched);
+    watched.follow();
+    return watched.promise;
   }
 
-  #add(expire: () => void): PendingBody {
-    const tail = this.#tail;
-    const pending: PendingBody = {
-      tick: this.#tick,
-      expire,
-      prev: tail,
-      next: undefined,
-      linked: true,
-    };
-    if (tail) tail.next = pending;
-    else this.#head = pending;
-    this.#tail = pending;
+  #add(watched: Watched): void {
+    watched.linkInto(this.#list, this.#tick);
     this.#busy = true;
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#advance(), this.#tickMs);
@@ -240,32 +333,21 @@ export class BodyClock {
         this.#timer as unknown as number,
       );
     }
-    return pending;
-  }
-
-  #remove(pending: PendingBody): void {
-    if (!pending.linked) return;
-    pending.linked = false;
-    const { prev, next } = pending;
-    if (prev) prev.next = next;
-    else this.#head = next;
-    if (next) next.prev = prev;
-    else this.#tail = prev;
-    pending.prev = pending.next = undefined;
   }
 
   #advance(): void {
     const due = ++this.#tick - this.#ticks;
     const busy = this.#busy;
     this.#busy = false;
-    for (let pending = this.#head; pending !== undefined; pending = this.#head) {
-      if (pending.tick > due) break; // started later: not yet due
-      this.#remove(pending);
-      pending.expire();
+    const list = this.#list;
+    for (let watched = list.next; watched !== list; watched = list.next) {
+      if (watched.tick > due) break; // started later: not yet due
+      watched.unlink();
+      watched.expire();
     }
     // Stopped after a tick with no read at all: starting and stopping a
     // timer per request would cost more than the read.
-    if (this.#head === undefined && !busy) {
+    if (list.next === list && !busy) {
       clearInterval(this.#timer);
       this.#timer = undefined;
     }

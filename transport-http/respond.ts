@@ -47,12 +47,12 @@ export interface RespondOptions {
    */
   cancelOnDisconnect: boolean;
   /**
-   * Reads the request's signal (fires on disconnect, and on Deno also after a
-   * completed response). Read only when the work first asks for its signal,
-   * because reading `request.signal` is costly on Deno and quick requests
-   * never need it.
+   * The request, whose signal fires on disconnect (and on Deno also after a
+   * completed response). Its signal is read only when the work first asks for
+   * its own, because reading `request.signal` is costly on Deno and quick
+   * requests never need it.
    */
-  requestSignal?: () => AbortSignal;
+  request?: { readonly signal: AbortSignal };
   /**
    * Holds the work's cancel function while it runs (a shutdown cancels every
    * one): a `Set`, or anything with its `add` and `delete`.
@@ -139,7 +139,7 @@ export function respond(
   const lazySignal = (): AbortSignal => {
     if (controller) return controller.signal;
     controller = new AbortController();
-    const disconnect = options.cancelOnDisconnect ? options.requestSignal?.() : undefined;
+    const disconnect = options.cancelOnDisconnect ? options.request?.signal : undefined;
     if (cancelled || disconnect?.aborted) controller.abort();
     else disconnect?.addEventListener("abort", cancel, { once: true });
     return controller.signal;

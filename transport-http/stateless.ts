@@ -7,11 +7,17 @@
  */
 
 import { ErrorCode, type JsonRpcNotification, type JsonRpcRequest } from "@anubis/core";
-import { type Engine, errorResponse, MetaKey } from "@anubis/core/engine";
+import {
+  type Engine,
+  errorResponse,
+  MetaKey,
+  type Reply,
+  type RequestId,
+} from "@anubis/core/engine";
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
-import { respond } from "./respond.ts";
+import { type Outcome, respond, type ResponseControls } from "./respond.ts";
 import { accepted, errorResponseOf } from "./responses.ts";
 
 /**
@@ -241,25 +247,30 @@ export class StatelessEndpoint {
       release = this.#streams.acquire(clientOf(context));
       if (!release) return Promise.resolve(streamRefusal(this.#streams, message.id));
     }
-    return respond(async (controls) => {
-      try {
-        const reply = await engine.handle(message, { ...exchange, ...controls }, dialect);
-        if (reply) return { body: reply.message, status: reply.status };
-        if (!this.#closed) return undefined;
-        return {
-          body: errorResponse(message.id, ErrorCode.INTERNAL_ERROR, "Server shutting down"),
-          status: 503,
-        };
-      } finally {
-        release?.();
-      }
-    }, {
+    // Not async either: the answer is the engine's reply mapped by one
+    // continuation (a listen stream's release runs as it ends).
+    const served = (controls: ResponseControls): Promise<Outcome> => {
+      const handled = engine.handle(message, { ...exchange, ...controls }, dialect);
+      const outcome = (reply: Reply | undefined) => this.#outcome(reply, message.id);
+      return release ? handled.finally(release).then(outcome) : handled.then(outcome);
+    };
+    return respond(served, {
       keepAliveMs: this.#limits.keepAliveMs,
       cancelOnDisconnect: true,
-      requestSignal: () => request.signal,
+      request,
       // A listen stream ends gracefully through the engine's own close.
       inflight: release ? undefined : this.#inflight,
     });
+  }
+
+  /** The answer to a reply: none for a request answered with nothing, 503 once shutting down. */
+  #outcome(reply: Reply | undefined, id: RequestId): Outcome {
+    if (reply) return { body: reply.message, status: reply.status };
+    if (!this.#closed) return undefined;
+    return {
+      body: errorResponse(id, ErrorCode.INTERNAL_ERROR, "Server shutting down"),
+      status: 503,
+    };
   }
 }
 

@@ -17,6 +17,7 @@ import {
   errorResponse,
   type JsonRpcMessage,
   type Registry,
+  type Reply,
   reportUnencodable,
   type Session,
   splitBatch,
@@ -183,7 +184,21 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     const decoded = decodeMessage(payload);
     if (decoded.kind === "invalid" && isBlank(payload)) return;
     running++;
+    if (decoded.kind === "request" && decoded.message.method !== "initialize") {
+      // The common case, without a suspended frame per message: the engine
+      // never rejects, and one shared callback writes every reply.
+      engine.handle(decoded.message, exchange).then(answered);
+      return;
+    }
     serveDecoded(engine, decoded, session, exchange, write, finished, options);
+  };
+  // Queued in order; the shutdown waits for the writer to drain.
+  const answered = (reply: Reply | undefined) => {
+    try {
+      if (reply) void write(reply.message);
+    } finally {
+      finished();
+    }
   };
   // Input read while the output is full waits here (up to HELD_INPUT_BYTES),
   // so reading goes on far enough to see a short tail of input end.

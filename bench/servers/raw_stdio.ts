@@ -11,18 +11,34 @@ const CALL_RESULT = JSON.stringify({
   resultType: "complete",
 });
 const encoder = new TextEncoder();
-const writer = Deno.stdout.writable.getWriter();
-let buffered = "";
-for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
-  buffered += chunk;
-  const lines = buffered.split("\n");
-  buffered = lines.pop() ?? "";
-  let out = "";
-  for (const line of lines) {
-    if (!line) continue;
-    const message = JSON.parse(line);
-    if (message.id === undefined) continue;
-    out += `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${CALL_RESULT}}\n`;
+
+/**
+ * The ceiling's work on any pair of streams (stdin and stdout when run);
+ * the writer is left open.
+ *
+ * @param readable Where the lines come from.
+ * @param writable Where the answers go.
+ */
+export async function rawEcho(
+  readable: ReadableStream<Uint8Array>,
+  writable: WritableStream<Uint8Array>,
+): Promise<void> {
+  const writer = writable.getWriter();
+  let buffered = "";
+  for await (const chunk of readable.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    let out = "";
+    for (const line of lines) {
+      if (!line) continue;
+      const message = JSON.parse(line);
+      if (message.id === undefined) continue;
+      out += `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${CALL_RESULT}}\n`;
+    }
+    if (out) await writer.write(encoder.encode(out));
   }
-  if (out) await writer.write(encoder.encode(out));
+  writer.releaseLock();
 }
+
+if (import.meta.main) await rawEcho(Deno.stdin.readable, Deno.stdout.writable);

@@ -65,8 +65,35 @@ export function withInputs(
   if (typeof request.params!.requestState === "string") {
     return resume(server, request, run, inputs, cancellation, principal);
   }
-  const first = principal === undefined ? FIRST_ROUND : { ...FIRST_ROUND, principal };
-  return inputRound(server, request, run, inputs, cancellation, first);
+  return inputRound(server, request, run, inputs, cancellation, firstRoundOf(principal));
+}
+
+/**
+ * {@link withInputs} for a request that carries no state, split so the caller
+ * starts the work itself (no closure per request): {@link takeAnswers}, then
+ * the work; a result there at once is the answer, and pending work comes here.
+ *
+ * @returns The result, or the `input_required` result once the work is parked.
+ */
+export function firstRound(
+  server: McpServer,
+  request: JsonRpcRequest,
+  work: PromiseLike<Record<string, unknown>>,
+  inputs: InputCollector,
+  cancellation: Cancellation,
+  principal?: string,
+): Promise<Record<string, unknown>> {
+  return settleOrPark(server, request, work, inputs, cancellation, firstRoundOf(principal));
+}
+
+/** Gives the collector the answers the request carries, before its work starts. */
+export function takeAnswers(request: JsonRpcRequest, inputs: InputCollector): void {
+  const answers = request.params!.inputResponses as Record<string, unknown> | undefined;
+  if (answers !== undefined) Object.assign(inputs.answers, answers);
+}
+
+function firstRoundOf(principal: string | undefined): EarlierRounds {
+  return principal === undefined ? FIRST_ROUND : { ...FIRST_ROUND, principal };
 }
 
 /** Before the first round: nothing answered yet (shared, never written). */
@@ -113,10 +140,7 @@ function inputRound(
   cancellation: Cancellation,
   earlier: EarlierRounds,
 ): Awaitable<Record<string, unknown>> {
-  Object.assign(
-    inputs.answers,
-    request.params!.inputResponses as Record<string, unknown> | undefined,
-  );
+  takeAnswers(request, inputs);
   const work = run();
   return isThenable(work)
     ? settleOrPark(server, request, work, inputs, cancellation, earlier)
