@@ -241,7 +241,7 @@ export class StatelessEndpoint {
       return Promise.resolve(errorResponseOf(400, id, error.code, error.message, error.data));
     }
     const exchange = exchangeOf(request, context);
-    if (!("id" in message)) return engine.handle(message, exchange).then(() => accepted());
+    if (!("id" in message)) return engine.handle(message, exchange, dialect).then(() => accepted());
     let release: (() => void) | undefined;
     if (message.method === "subscriptions/listen") {
       release = this.#streams.acquire(clientOf(context));
