@@ -130,6 +130,8 @@ export class Engine {
   // The newest stateless version's `_meta` schema, resolved on first use (`null`: none):
   // the envelope schema of a request whose claimed version is not a stateless one.
   #metaSchema: s.Schema | null | undefined;
+  // The envelope check's issues array, reused (see `#checkEnvelope`).
+  readonly #envelopeIssues: s.Issue[] = [];
   // The tasks, when the server has task-capable tools (the legacy ones, and the extension's).
   readonly #tasks: TaskRuntime | undefined;
   readonly #taskExtension: TaskExtension | undefined;
@@ -371,13 +373,18 @@ export class Engine {
       schema = this.#metaSchema ?? undefined;
     }
     if (!schema) return undefined;
-    const checked = s.validate(schema, meta);
-    if (checked.ok) return undefined;
+    // What `s.validate` does, without its result object and issues array per
+    // call: the check is synchronous and its issues are read before returning,
+    // so one array serves every check (emptied first, in case one threw).
+    const issues = this.#envelopeIssues;
+    issues.length = 0;
+    schema.check(meta, ROOT, issues);
+    if (issues.length === 0) return undefined;
     return new EnvelopeError(
       ErrorCode.INVALID_PARAMS,
-      `Invalid request _meta: ${s.formatIssues(checked.issues)}`,
+      `Invalid request _meta: ${s.formatIssues(issues)}`,
       {
-        envelope: checked.issues.map((i) => ({
+        envelope: issues.map((i) => ({
           path: ["_meta", ...i.path].join("."),
           message: i.message,
         })),
@@ -1071,6 +1078,8 @@ export class Engine {
 
 /** What {@link Engine.handle} gives a message without a reply that nothing waits for. */
 const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
+/** The path a whole value is checked at, shared (schemas copy it to add a key). */
+const ROOT: s.Path = Object.freeze([]);
 
 /** A legacy request's failure: no reply once cancelled or for `NO_REPLY`. */
 function legacyFailure(
