@@ -10,6 +10,7 @@
 import type { AuthInfo } from "./auth_info.ts";
 import type { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
+import type { Exchange } from "./exchange.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
 import type { Validation } from "./json_schema.ts";
@@ -83,11 +84,6 @@ export interface FrameContext {
 /** Shared by every request that has no headers or assigns; read-only on the frame. */
 export const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 
-/** The facts of one request, as the engine gathers them (see {@link FrameContext}). */
-export type ContextFacts =
-  & Omit<FrameContext, "signal" | "headers" | "assigns">
-  & Partial<Pick<FrameContext, "headers" | "assigns">>;
-
 /** A {@link FrameContext} whose `signal` comes from a {@link Cancellation} on first read. */
 export class EngineFrameContext implements FrameContext {
   readonly era: Era;
@@ -105,20 +101,34 @@ export class EngineFrameContext implements FrameContext {
   readonly authInfo?: unknown;
   readonly #cancellation: Cancellation;
 
-  constructor(facts: ContextFacts, cancellation: Cancellation) {
-    this.era = facts.era;
-    this.protocolVersion = facts.protocolVersion;
-    this.sessionId = facts.sessionId;
-    this.clientInfo = facts.clientInfo;
-    this.clientCapabilities = facts.clientCapabilities;
-    this.initialized = facts.initialized;
-    this.method = facts.method;
-    this.requestId = facts.requestId;
-    this.meta = facts.meta;
-    this.transport = facts.transport;
-    this.headers = facts.headers ?? EMPTY;
-    this.assigns = facts.assigns ?? EMPTY;
-    this.authInfo = facts.authInfo;
+  // Positional, with the transport's facts read from the exchange: built for
+  // every request, so no temporary object of facts is made to build it from.
+  constructor(
+    era: Era,
+    protocolVersion: string,
+    sessionId: string | undefined,
+    clientInfo: Partial<Implementation>,
+    clientCapabilities: ClientCapabilities,
+    initialized: boolean,
+    method: string | undefined,
+    requestId: RequestId | undefined,
+    meta: Readonly<Record<string, unknown>>,
+    exchange: Exchange,
+    cancellation: Cancellation,
+  ) {
+    this.era = era;
+    this.protocolVersion = protocolVersion;
+    this.sessionId = sessionId;
+    this.clientInfo = clientInfo;
+    this.clientCapabilities = clientCapabilities;
+    this.initialized = initialized;
+    this.method = method;
+    this.requestId = requestId;
+    this.meta = meta;
+    this.transport = exchange.transport;
+    this.headers = exchange.headers ?? EMPTY;
+    this.assigns = exchange.assigns ?? EMPTY;
+    this.authInfo = exchange.authInfo;
     this.#cancellation = cancellation;
   }
 

@@ -38,20 +38,19 @@ export function statelessFrame(
   task?: TaskHooks,
 ): Frame {
   const meta = request.params!._meta as Record<string, unknown>;
-  const context = new EngineFrameContext({
-    era: "stateless",
-    protocolVersion: dialect.version,
-    clientInfo: (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
-    clientCapabilities: meta[MetaKey.clientCapabilities] as ClientCapabilities,
-    initialized: true,
-    method: request.method,
-    requestId: request.id,
+  const context = new EngineFrameContext(
+    "stateless",
+    dialect.version,
+    undefined,
+    (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
+    meta[MetaKey.clientCapabilities] as ClientCapabilities,
+    true,
+    request.method,
+    request.id,
     meta,
-    transport: exchange.transport,
-    headers: exchange.headers,
-    assigns: exchange.assigns,
-    authInfo: exchange.authInfo,
-  }, cancellation);
+    exchange,
+    cancellation,
+  );
   return new Frame({
     context,
     dialect,
