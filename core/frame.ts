@@ -15,6 +15,7 @@ import { ErrorCode, McpError } from "./errors.ts";
 import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
 import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
+import { MetaKey } from "./meta.ts";
 import type { Notifier } from "./notifier.ts";
 import type { Awaitable } from "./server.ts";
 import * as s from "./schema.ts";
@@ -168,8 +169,12 @@ export interface FrameScope {
   assigns: { value: Record<string, unknown> };
   /** Sends a message related to this request (its SSE stream, or stdout). */
   emit(message: JsonRpcMessage): Promise<void>;
-  /** The minimum level this request may log at, or `undefined` for no logs. */
-  logLevel(): LogLevel | undefined;
+  /**
+   * The minimum level this request may log at, or `undefined` for no logs.
+   * Absent: the level the request's own `_meta` names (stateless era), read
+   * from the context, so a stateless request needs no closure for it.
+   */
+  logLevel?(): LogLevel | undefined;
   /** Whether the server declared the logging capability. */
   canLog: boolean;
   /** Sends a real server-to-client request (legacy era). */
@@ -607,8 +612,11 @@ export class Frame {
    * ```
    */
   async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
-    const minimum = this.#scope.logLevel();
-    if (!this.#scope.canLog || !minimum || this.signal.aborted) return;
+    const scope = this.#scope;
+    const minimum = scope.logLevel
+      ? scope.logLevel()
+      : scope.context.meta[MetaKey.logLevel] as LogLevel | undefined;
+    if (!scope.canLog || !minimum || this.signal.aborted) return;
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(minimum)) return;
     // `data` is required on the wire; `undefined` would vanish in JSON.
     const params: Record<string, unknown> = { level, data: data ?? null };

@@ -18,7 +18,7 @@ import {
 import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
 import type { McpServer } from "../server.ts";
-import type { ClientCapabilities, Implementation, LogLevel } from "../types.ts";
+import type { ClientCapabilities, Implementation } from "../types.ts";
 
 /**
  * What a frame of the tasks extension adds: the task's way to ask the client
@@ -57,7 +57,6 @@ export function statelessFrame(
     notify: server.notify,
     assigns: new RequestAssigns(exchange.assigns),
     emit,
-    logLevel: () => meta[MetaKey.logLevel] as LogLevel | undefined,
     canLog: server.capabilities.logging !== undefined,
     inputs,
     request: task?.request,
