@@ -10,7 +10,7 @@
 import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
-import { admit, dispatch, NoReply } from "./dispatch.ts";
+import { admit, dispatch, issuesOf, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
@@ -130,8 +130,6 @@ export class Engine {
   // The newest stateless version's `_meta` schema, resolved on first use (`null`: none):
   // the envelope schema of a request whose claimed version is not a stateless one.
   #metaSchema: s.Schema | null | undefined;
-  // The envelope check's issues array, reused (see `#checkEnvelope`).
-  readonly #envelopeIssues: s.Issue[] = [];
   // The tasks, when the server has task-capable tools (the legacy ones, and the extension's).
   readonly #tasks: TaskRuntime | undefined;
   readonly #taskExtension: TaskExtension | undefined;
@@ -373,13 +371,8 @@ export class Engine {
       schema = this.#metaSchema ?? undefined;
     }
     if (!schema) return undefined;
-    // What `s.validate` does, without its result object and issues array per
-    // call: the check is synchronous and its issues are read before returning,
-    // so one array serves every check (emptied first, in case one threw).
-    const issues = this.#envelopeIssues;
-    issues.length = 0;
-    schema.check(meta, ROOT, issues);
-    if (issues.length === 0) return undefined;
+    const issues = issuesOf(schema, meta);
+    if (!issues) return undefined;
     return new EnvelopeError(
       ErrorCode.INVALID_PARAMS,
       `Invalid request _meta: ${s.formatIssues(issues)}`,
@@ -1078,8 +1071,6 @@ export class Engine {
 
 /** What {@link Engine.handle} gives a message without a reply that nothing waits for. */
 const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
-/** The path a whole value is checked at, shared (schemas copy it to add a key). */
-const ROOT: s.Path = Object.freeze([]);
 
 /** A legacy request's failure: no reply once cancelled or for `NO_REPLY`. */
 function legacyFailure(
