@@ -10,7 +10,7 @@
 import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
-import { admit, dispatch, NoReply } from "./dispatch.ts";
+import { admit, dispatch, issuesOf, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
@@ -371,13 +371,13 @@ export class Engine {
       schema = this.#metaSchema ?? undefined;
     }
     if (!schema) return undefined;
-    const checked = s.validate(schema, meta);
-    if (checked.ok) return undefined;
+    const issues = issuesOf(schema, meta);
+    if (!issues) return undefined;
     return new EnvelopeError(
       ErrorCode.INVALID_PARAMS,
-      `Invalid request _meta: ${s.formatIssues(checked.issues)}`,
+      `Invalid request _meta: ${s.formatIssues(issues)}`,
       {
-        envelope: checked.issues.map((i) => ({
+        envelope: issues.map((i) => ({
           path: ["_meta", ...i.path].join("."),
           message: i.message,
         })),

@@ -10,10 +10,12 @@
 import type { AuthInfo } from "./auth_info.ts";
 import type { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
+import type { Exchange } from "./exchange.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
 import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
+import { MetaKey } from "./meta.ts";
 import type { Notifier } from "./notifier.ts";
 import type { Awaitable } from "./server.ts";
 import * as s from "./schema.ts";
@@ -83,11 +85,6 @@ export interface FrameContext {
 /** Shared by every request that has no headers or assigns; read-only on the frame. */
 export const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 
-/** The facts of one request, as the engine gathers them (see {@link FrameContext}). */
-export type ContextFacts =
-  & Omit<FrameContext, "signal" | "headers" | "assigns">
-  & Partial<Pick<FrameContext, "headers" | "assigns">>;
-
 /** A {@link FrameContext} whose `signal` comes from a {@link Cancellation} on first read. */
 export class EngineFrameContext implements FrameContext {
   readonly era: Era;
@@ -105,20 +102,34 @@ export class EngineFrameContext implements FrameContext {
   readonly authInfo?: unknown;
   readonly #cancellation: Cancellation;
 
-  constructor(facts: ContextFacts, cancellation: Cancellation) {
-    this.era = facts.era;
-    this.protocolVersion = facts.protocolVersion;
-    this.sessionId = facts.sessionId;
-    this.clientInfo = facts.clientInfo;
-    this.clientCapabilities = facts.clientCapabilities;
-    this.initialized = facts.initialized;
-    this.method = facts.method;
-    this.requestId = facts.requestId;
-    this.meta = facts.meta;
-    this.transport = facts.transport;
-    this.headers = facts.headers ?? EMPTY;
-    this.assigns = facts.assigns ?? EMPTY;
-    this.authInfo = facts.authInfo;
+  // Positional, with the transport's facts read from the exchange: built for
+  // every request, so no temporary object of facts is made to build it from.
+  constructor(
+    era: Era,
+    protocolVersion: string,
+    sessionId: string | undefined,
+    clientInfo: Partial<Implementation>,
+    clientCapabilities: ClientCapabilities,
+    initialized: boolean,
+    method: string | undefined,
+    requestId: RequestId | undefined,
+    meta: Readonly<Record<string, unknown>>,
+    exchange: Exchange,
+    cancellation: Cancellation,
+  ) {
+    this.era = era;
+    this.protocolVersion = protocolVersion;
+    this.sessionId = sessionId;
+    this.clientInfo = clientInfo;
+    this.clientCapabilities = clientCapabilities;
+    this.initialized = initialized;
+    this.method = method;
+    this.requestId = requestId;
+    this.meta = meta;
+    this.transport = exchange.transport;
+    this.headers = exchange.headers ?? EMPTY;
+    this.assigns = exchange.assigns ?? EMPTY;
+    this.authInfo = exchange.authInfo;
     this.#cancellation = cancellation;
   }
 
@@ -158,8 +169,12 @@ export interface FrameScope {
   assigns: { value: Record<string, unknown> };
   /** Sends a message related to this request (its SSE stream, or stdout). */
   emit(message: JsonRpcMessage): Promise<void>;
-  /** The minimum level this request may log at, or `undefined` for no logs. */
-  logLevel(): LogLevel | undefined;
+  /**
+   * The minimum level this request may log at, or `undefined` for no logs.
+   * Absent: the level the request's own `_meta` names (stateless era), read
+   * from the context, so a stateless request needs no closure for it.
+   */
+  logLevel?(): LogLevel | undefined;
   /** Whether the server declared the logging capability. */
   canLog: boolean;
   /** Sends a real server-to-client request (legacy era). */
@@ -597,8 +612,11 @@ export class Frame {
    * ```
    */
   async log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
-    const minimum = this.#scope.logLevel();
-    if (!this.#scope.canLog || !minimum || this.signal.aborted) return;
+    const scope = this.#scope;
+    const minimum = scope.logLevel
+      ? scope.logLevel()
+      : scope.context.meta[MetaKey.logLevel] as LogLevel | undefined;
+    if (!scope.canLog || !minimum || this.signal.aborted) return;
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(minimum)) return;
     // `data` is required on the wire; `undefined` would vanish in JSON.
     const params: Record<string, unknown> = { level, data: data ?? null };

@@ -16,8 +16,7 @@ export const legacyMeta: s.Schema = s.optional(
   s.object({ progressToken: s.optional(id) }),
 );
 
-/** The `_meta` every stateless (2026-07-28) request carries. */
-export const statelessMeta: s.Schema = s.object({
+const statelessMetaShape = {
   "io.modelcontextprotocol/protocolVersion": s.string(),
   "io.modelcontextprotocol/clientCapabilities": anyObject,
   "io.modelcontextprotocol/clientInfo": s.optional(
@@ -25,7 +24,47 @@ export const statelessMeta: s.Schema = s.object({
   ),
   "io.modelcontextprotocol/logLevel": s.optional(s.enumeration(LOG_LEVELS)),
   progressToken: s.optional(id),
-});
+};
+const statelessMetaObject = s.object(statelessMetaShape);
+const logLevels = new Set<unknown>(LOG_LEVELS);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether `value` passes {@link statelessMetaShape} for sure, read in the
+ * shape's own terms (one keyed read per property, no issues array); `false`
+ * only means "let the schema say what is wrong", so its answers stay the same.
+ */
+function wellFormedStatelessMeta(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  if (typeof value["io.modelcontextprotocol/protocolVersion"] !== "string") return false;
+  // `record(unknown())` accepts any object.
+  if (!isObject(value["io.modelcontextprotocol/clientCapabilities"])) return false;
+  const info = value["io.modelcontextprotocol/clientInfo"];
+  if (
+    info !== undefined &&
+    !(isObject(info) && typeof info.name === "string" && typeof info.version === "string")
+  ) return false;
+  const level = value["io.modelcontextprotocol/logLevel"];
+  if (level !== undefined && !logLevels.has(level)) return false;
+  const token = value.progressToken;
+  return token === undefined || typeof token === "string" || Number.isInteger(token);
+}
+
+/**
+ * The `_meta` every stateless (2026-07-28) request carries. Checked on every
+ * stateless request, so a well-formed envelope is accepted by a check written
+ * for this shape; anything else goes to the object schema, which names the
+ * issues.
+ */
+export const statelessMeta: s.ObjectSchema<typeof statelessMetaShape> = {
+  ...statelessMetaObject,
+  check(value, path, issues) {
+    if (!wellFormedStatelessMeta(value)) statelessMetaObject.check(value, path, issues);
+  },
+};
 
 /** Params shapes without `_meta`, by method. */
 export const PARAMS: Record<string, s.Shape> = {

@@ -110,6 +110,43 @@ Deno.test("the stateless _meta schema", () => {
   assert.equal(v2025_11_25.requestMetaSchema, undefined);
 });
 
+Deno.test("the stateless _meta check answers as the object schema of its shape does", () => {
+  const meta = v2026_07_28.requestMetaSchema as s.ObjectSchema<s.Shape>;
+  const generic = s.object(meta.shape);
+  const info = "io.modelcontextprotocol/clientInfo";
+  const level = "io.modelcontextprotocol/logLevel";
+  const caps = "io.modelcontextprotocol/clientCapabilities";
+  const version = "io.modelcontextprotocol/protocolVersion";
+  const values: unknown[] = [
+    META,
+    { ...META, [info]: { name: "c", version: "1" }, [level]: "debug", progressToken: "t" },
+    { ...META, progressToken: 7, "x.example/extra": [1] },
+    undefined,
+    null,
+    [],
+    "meta",
+    {},
+    { ...META, [version]: 20260728 },
+    { ...META, [caps]: null },
+    { ...META, [caps]: [] },
+    { ...META, [caps]: "all" },
+    { ...META, [info]: null },
+    { ...META, [info]: { name: "c" } },
+    { ...META, [info]: { name: 1, version: 2 } },
+    { ...META, [info]: [] },
+    { ...META, [level]: "loud" },
+    { ...META, [level]: null },
+    { ...META, progressToken: 1.5 },
+    { ...META, progressToken: Infinity },
+    { ...META, progressToken: null },
+    { ...META, progressToken: {} },
+    { [caps]: {}, [level]: 3, progressToken: false },
+  ];
+  for (const value of values) {
+    assert.deepEqual(s.validate(meta, value), s.validate(generic, value), JSON.stringify(value));
+  }
+});
+
 Deno.test("capabilities are shaped per version", () => {
   const declared = {
     tools: { listChanged: true },

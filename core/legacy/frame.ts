@@ -44,21 +44,19 @@ export function legacyFrame(
   const dialect = session.dialect!;
   const emit = task ? relatedTo(task.id, emitter(exchange, session)) : emitter(exchange, session);
   const timeout = server.definition.clientRequestTimeoutMs ?? 60_000;
-  const context = new EngineFrameContext({
-    era: "legacy",
-    protocolVersion: dialect.version,
-    sessionId: session.id,
-    clientInfo: session.clientInfo,
-    clientCapabilities: session.clientCapabilities,
-    initialized: session.initialized,
+  const context = new EngineFrameContext(
+    "legacy",
+    dialect.version,
+    session.id,
+    session.clientInfo,
+    session.clientCapabilities,
+    session.initialized,
     method,
-    requestId: request?.id,
-    meta: (request?.params?._meta ?? EMPTY) as Record<string, unknown>,
-    transport: exchange.transport,
-    headers: exchange.headers,
-    assigns: exchange.assigns,
-    authInfo: exchange.authInfo,
-  }, cancellation);
+    request?.id,
+    (request?.params?._meta ?? EMPTY) as Record<string, unknown>,
+    exchange,
+    cancellation,
+  );
   return new Frame({
     context,
     dialect,

@@ -18,7 +18,7 @@ import {
 import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
 import type { McpServer } from "../server.ts";
-import type { ClientCapabilities, Implementation, LogLevel } from "../types.ts";
+import type { ClientCapabilities, Implementation } from "../types.ts";
 
 /**
  * What a frame of the tasks extension adds: the task's way to ask the client
@@ -38,27 +38,25 @@ export function statelessFrame(
   task?: TaskHooks,
 ): Frame {
   const meta = request.params!._meta as Record<string, unknown>;
-  const context = new EngineFrameContext({
-    era: "stateless",
-    protocolVersion: dialect.version,
-    clientInfo: (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
-    clientCapabilities: meta[MetaKey.clientCapabilities] as ClientCapabilities,
-    initialized: true,
-    method: request.method,
-    requestId: request.id,
+  const context = new EngineFrameContext(
+    "stateless",
+    dialect.version,
+    undefined,
+    (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
+    meta[MetaKey.clientCapabilities] as ClientCapabilities,
+    true,
+    request.method,
+    request.id,
     meta,
-    transport: exchange.transport,
-    headers: exchange.headers,
-    assigns: exchange.assigns,
-    authInfo: exchange.authInfo,
-  }, cancellation);
+    exchange,
+    cancellation,
+  );
   return new Frame({
     context,
     dialect,
     notify: server.notify,
     assigns: new RequestAssigns(exchange.assigns),
     emit,
-    logLevel: () => meta[MetaKey.logLevel] as LogLevel | undefined,
     canLog: server.capabilities.logging !== undefined,
     inputs,
     request: task?.request,
