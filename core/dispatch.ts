@@ -95,27 +95,11 @@ export function admit(
   if (capability && !target.server.capabilities[capability]) throw notFound(method);
   const params = request.params ?? {};
   const schema = paramsSchema(dialect, method, checkedMeta);
-  const issues = schema && issuesOf(schema, params);
+  const issues = schema && s.issuesOf(schema, params);
   if (issues) {
     throw new McpError(ErrorCode.INVALID_PARAMS, `Invalid params: ${s.formatIssues(issues)}`);
   }
   return params;
-}
-
-// Every check below shares one issues array and one root path: a check is
-// synchronous, and the array is emptied before each (in case one threw).
-const scratch: s.Issue[] = [];
-const ROOT: s.Path = Object.freeze([]);
-
-/**
- * The issues `s.validate` would find in `value`, or `undefined` when there
- * are none, without its result object and issues array per call (a check on
- * every request's params and envelope). The issues returned are the caller's.
- */
-export function issuesOf(schema: s.Schema, value: unknown): s.Issue[] | undefined {
-  scratch.length = 0;
-  schema.check(value, ROOT, scratch);
-  return scratch.length === 0 ? undefined : scratch.splice(0);
 }
 
 function route(

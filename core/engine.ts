@@ -10,7 +10,7 @@
 import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
-import { admit, dispatch, issuesOf, NoReply } from "./dispatch.ts";
+import { admit, dispatch, NoReply } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
@@ -371,7 +371,7 @@ export class Engine {
       schema = this.#metaSchema ?? undefined;
     }
     if (!schema) return undefined;
-    const issues = issuesOf(schema, meta);
+    const issues = s.issuesOf(schema, meta);
     if (!issues) return undefined;
     return new EnvelopeError(
       ErrorCode.INVALID_PARAMS,

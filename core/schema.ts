@@ -116,6 +116,36 @@ export function validate<T>(schema: Schema<T>, value: unknown): ValidationResult
 }
 
 /**
+ * The issues {@link validate} would find, or `undefined` when there are none:
+ * the same check without a result object or an issues array per call, for a
+ * check made on every request. The array returned is the caller's.
+ *
+ * @param schema The schema.
+ * @param value The value.
+ * @returns The issues, or `undefined` when the value is valid.
+ *
+ * @example
+ * ```ts
+ * import * as s from "@anubis/core/schema";
+ * import assert from "node:assert/strict";
+ * const point = s.object({ x: s.number() });
+ * assert.equal(s.issuesOf(point, { x: 1 }), undefined);
+ * assert.deepEqual(s.issuesOf(point, { x: "1" }), [
+ *   { path: ["x"], message: "expected a number, got a string" },
+ * ]);
+ * ```
+ */
+export function issuesOf(schema: Schema, value: unknown): Issue[] | undefined {
+  // One array serves every call: a check is synchronous, and the array is
+  // emptied first (in case a check threw).
+  scratch.length = 0;
+  schema.check(value, HERE, scratch);
+  return scratch.length === 0 ? undefined : scratch.splice(0);
+}
+
+const scratch: Issue[] = [];
+
+/**
  * Formats issues as one readable line, `path: message; …`.
  *
  * @param issues The issues.
