@@ -14,15 +14,13 @@
  * @module
  */
 
-import { cpuUsage } from "node:process";
 import { defineServer } from "@anubis/core";
 import { Engine, type Exchange, type JsonRpcMessage } from "@anubis/core/engine";
 import { telemetry } from "@anubis/core/telemetry";
 import { createDefaultRegistry } from "@anubis/dialects";
+import { Sampler } from "./measurement.ts";
 import server from "./servers/echo_server.ts";
 import { legacyCall, legacyInitialize, statelessCall } from "./wire.ts";
-
-const gc = (globalThis as { gc?: () => void }).gc;
 
 /** Median µs per call over batches, and KB allocated per call (median of 5). */
 async function measure(
@@ -33,19 +31,13 @@ async function measure(
 ): Promise<{ us: number; kb: number }> {
   const once = () => engine.handle(JSON.parse(line) as JsonRpcMessage, exchange);
   for (let i = 0; i < 5_000; i++) await once();
-  const times: number[] = [];
-  const bytes: number[] = [];
+  const sampler = new Sampler();
   for (let batch = 0; batch < 15; batch++) {
-    gc?.();
-    const heap = Deno.memoryUsage().heapUsed;
-    const start = cpuUsage();
+    sampler.start();
     for (let i = 0; i < calls; i++) await once();
-    const used = cpuUsage(start);
-    times.push((used.user + used.system) / calls);
-    bytes.push((Deno.memoryUsage().heapUsed - heap) / calls);
+    sampler.end(calls);
   }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
-  return { us: median(times), kb: median(bytes) / 1024 };
+  return sampler.medians();
 }
 
 if (import.meta.main) {

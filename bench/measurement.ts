@@ -5,6 +5,8 @@
  * @module
  */
 
+import { cpuUsage } from "node:process";
+
 /** One load run's numbers. */
 export interface Measurement {
   /** Completed requests (round trips) per second. */
@@ -88,4 +90,48 @@ export function percentileOf(sorted: readonly number[], percentile: number): num
   if (sorted.length === 0) return 0;
   const index = Math.min(sorted.length - 1, Math.ceil((percentile / 100) * sorted.length) - 1);
   return sorted[Math.max(0, index)];
+}
+
+/**
+ * The median of `values` (the upper of the two middle ones for an even
+ * count); sorts `values` in place.
+ *
+ * @param values The values.
+ * @returns The median.
+ */
+export function median(values: number[]): number {
+  return values.sort((a, b) => a - b)[values.length >> 1];
+}
+
+/**
+ * In-process samples of the CPU time (user + system) and the heap bytes a
+ * piece of work takes per unit: `start()`, the work, `end(units)`, as many
+ * times as wanted, then `medians()`. Each sample starts after a full GC when
+ * the process runs with `--expose-gc`.
+ */
+export class Sampler {
+  readonly #gc = (globalThis as { gc?: () => void }).gc;
+  readonly #times: number[] = [];
+  readonly #bytes: number[] = [];
+  #cpu = cpuUsage();
+  #heap = 0;
+
+  /** Starts a sample. */
+  start(): void {
+    this.#gc?.();
+    this.#heap = Deno.memoryUsage().heapUsed;
+    this.#cpu = cpuUsage();
+  }
+
+  /** Ends the sample begun by {@link start}: `units` pieces of work were done. */
+  end(units: number): void {
+    const used = cpuUsage(this.#cpu);
+    this.#times.push((used.user + used.system) / units);
+    this.#bytes.push((Deno.memoryUsage().heapUsed - this.#heap) / units);
+  }
+
+  /** The median CPU µs and KB allocated per unit over the samples. */
+  medians(): { us: number; kb: number } {
+    return { us: median(this.#times), kb: median(this.#bytes) / 1024 };
+  }
 }

@@ -15,8 +15,8 @@
  * @module
  */
 
-import { cpuUsage } from "node:process";
 import { serveStdio } from "@anubis/transport-stdio";
+import { Sampler } from "./measurement.ts";
 import server from "./servers/echo_server.ts";
 import { rawEcho } from "./servers/raw_stdio.ts";
 import { LEGACY_VERSION, legacyCall, legacyInitialize, statelessCall } from "./wire.ts";
@@ -57,20 +57,7 @@ async function measure(row: Row, chunks: number): Promise<{ us: number; kb: numb
   const samples = 5, warmup = 300;
   let answered = 0, expected = 0, sent = 0;
   let wake: (() => void) | undefined;
-  const times: number[] = [];
-  const bytes: number[] = [];
-  let cpu = cpuUsage(), heap = 0;
-  const startSample = () => {
-    gc?.();
-    heap = Deno.memoryUsage().heapUsed;
-    cpu = cpuUsage();
-  };
-  const endSample = () => {
-    const used = cpuUsage(cpu);
-    const messages = chunks * IN_FLIGHT;
-    times.push((used.user + used.system) / messages);
-    bytes.push((Deno.memoryUsage().heapUsed - heap) / messages);
-  };
+  const sampler = new Sampler();
   const readable = new ReadableStream<Uint8Array>({
     start(controller) {
       if (row !== "session") return;
@@ -82,9 +69,9 @@ async function measure(row: Row, chunks: number): Promise<{ us: number; kb: numb
       while (answered < expected) await new Promise<void>((resolve) => wake = resolve);
       const done = sent - warmup;
       if (done >= 0 && done % chunks === 0) {
-        if (done > 0) endSample();
+        if (done > 0) sampler.end(chunks * IN_FLIGHT);
         if (done === samples * chunks) return controller.close();
-        startSample();
+        sampler.start();
       }
       controller.enqueue(chunk);
       expected += IN_FLIGHT;
@@ -98,8 +85,7 @@ async function measure(row: Row, chunks: number): Promise<{ us: number; kb: numb
     },
   });
   await (row === "raw" ? rawServe : anubis)(readable, writable);
-  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
-  return { us: median(times), kb: median(bytes) / 1024 };
+  return sampler.medians();
 }
 
 if (import.meta.main) {

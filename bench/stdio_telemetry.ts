@@ -15,6 +15,7 @@
  * @module
  */
 
+import { median } from "./measurement.ts";
 import { loadStdio } from "./stdio_load.ts";
 
 const ARGS = ["run", "-A", "cli/main.ts", "serve", "bench/servers/echo_server.ts"];
@@ -23,8 +24,6 @@ const VARIANTS: readonly [string, Readonly<Record<string, string>>][] = [
   ["OTEL_DENO=true", { OTEL_DENO: "true" }],
   ["OTEL_DENO=true OTEL_DENO_TRACING=false", { OTEL_DENO: "true", OTEL_DENO_TRACING: "false" }],
 ];
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 if (import.meta.main) {
   const rounds = Number(Deno.args[0] ?? 4);
