@@ -7,7 +7,14 @@
  */
 
 import type { LoadShape, Measurement } from "./measurement.ts";
-import { cpuMicros, ROOT, ticksToMicros, track } from "./process.ts";
+import {
+  busiestThreadShare,
+  cpuMicros,
+  ROOT,
+  threadMicros,
+  ticksToMicros,
+  track,
+} from "./process.ts";
 import { legacyInitialize, legacyInitialized, type WireRequest } from "./wire.ts";
 
 const LUA_DIR = `${ROOT}bench/lua`;
@@ -162,8 +169,13 @@ export async function loadSessionCreationFromNode(
   const warmup = Math.max(1, shape.warmupSeconds);
   let started = 0;
   let cpuBefore = 0;
+  let threadsBefore = new Map<string, number>();
+  let measuredFrom = 0;
   const measuring = () => {
-    if (started++ === 0 && serverPid !== undefined) cpuBefore = cpuMicros(serverPid);
+    if (started++ !== 0 || serverPid === undefined) return;
+    cpuBefore = cpuMicros(serverPid);
+    threadsBefore = threadMicros(serverPid);
+    measuredFrom = performance.now();
   };
   const script = `${ROOT}bench/clients/sessions_client.mjs`;
   const args = (loops: number) => [
@@ -199,6 +211,11 @@ export async function loadSessionCreationFromNode(
     }),
   );
   const serverCpu = serverPid === undefined ? undefined : cpuMicros(serverPid) - cpuBefore;
+  const serverThreadShare = serverPid === undefined ? undefined : busiestThreadShare(
+    threadsBefore,
+    threadMicros(serverPid),
+    (performance.now() - measuredFrom) / 1000,
+  );
   const sum = (key: string) => runs.reduce((total, run) => total + (run[key] ?? 0), 0);
   const seconds = shape.seconds;
   return {
@@ -216,5 +233,6 @@ export async function loadSessionCreationFromNode(
     badBodies: sum("bad_bodies"),
     firstBadBody: runs.find((run) => run.first_bad_body)?.first_bad_body,
     ...(serverCpu === undefined ? {} : { cpuUsPerRequest: serverCpu / sum("requests") }),
+    ...(serverThreadShare === undefined ? {} : { serverThreadShare }),
   };
 }

@@ -32,6 +32,11 @@ export interface Measurement {
   clientCpuUs?: number;
   /** Cores the load generator can use at most: wrk's threads, or its client processes. */
   clientCores?: number;
+  /**
+   * How busy the server's busiest thread (its event loop) was over the run:
+   * CPU time over wall time, 1 = on a core all along (see `busiestThreadShare`).
+   */
+  serverThreadShare?: number;
   /** Responses whose body was checked (absent when bodies were not checked). */
   checked?: number;
   /** Checked responses that were not the expected answer. */
@@ -56,15 +61,32 @@ export function clientShare(result: Measurement): number | undefined {
   return clientCpuUs / (seconds * 1e6 * clientCores);
 }
 
+/** Above this share of a core the server's event loop, not the client, sets the rate. */
+export const SERVER_BOUND_SHARE = 0.9;
+
+/**
+ * Whether the server could not have answered faster: its busiest thread (the
+ * event loop that answers every request) was on a core more than
+ * {@link SERVER_BOUND_SHARE} of the run. On a 2-core machine the client and
+ * the server can both be saturated; then the rate is still the server's.
+ *
+ * @param result A measurement.
+ * @returns True when the run's rate is the server's.
+ */
+export function isServerBound(result: Measurement): boolean {
+  return (result.serverThreadShare ?? 0) > SERVER_BOUND_SHARE;
+}
+
 /**
  * Whether a run measured its load generator rather than the server: the
- * client used more than {@link CLIENT_BOUND_SHARE} of the cores it can use.
+ * client used more than {@link CLIENT_BOUND_SHARE} of the cores it can use
+ * while the server's event loop had time to spare (not {@link isServerBound}).
  *
  * @param result A measurement.
  * @returns True when the run's rate is the client's.
  */
 export function isClientBound(result: Measurement): boolean {
-  return (clientShare(result) ?? 0) > CLIENT_BOUND_SHARE;
+  return (clientShare(result) ?? 0) > CLIENT_BOUND_SHARE && !isServerBound(result);
 }
 
 /** How hard and how long to load a server. */

@@ -139,6 +139,42 @@ export function residentBytes(pid: number): number {
 /** Clock ticks per second of `/proc/PID/stat` times (`getconf CLK_TCK`; 100 on Linux). */
 const TICK_US = 10_000;
 
+/** utime + stime + cutime + cstime of a `/proc/.../stat` line, in clock ticks, and its ppid. */
+function statTicks(stat: string): { parent: number; own: number; reaped: number } {
+  // Fields after the command name, which may hold spaces: ppid is the 2nd,
+  // utime, stime, cutime and cstime the 12th to 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return {
+    parent: Number(fields[1]),
+    own: Number(fields[11]) + Number(fields[12]),
+    reaped: Number(fields[13]) + Number(fields[14]),
+  };
+}
+
+/** The pids of `pid` and every live process under it (Linux `/proc`). */
+function processTree(pid: number): Map<number, { own: number; reaped: number }> {
+  const all = new Map<number, { parent: number; own: number; reaped: number }>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      all.set(Number(entry.name), statTicks(Deno.readTextFileSync(`/proc/${entry.name}/stat`)));
+    } catch {
+      continue; // Gone meanwhile.
+    }
+  }
+  if (!all.has(pid)) throw new Error(`no process ${pid}`);
+  const tree = new Map<number, { own: number; reaped: number }>();
+  for (const [id, ticks] of all) {
+    for (let at: number | undefined = id; at !== undefined && at > 1; at = all.get(at)?.parent) {
+      if (at === pid) {
+        tree.set(id, ticks);
+        break;
+      }
+    }
+  }
+  return tree;
+}
+
 /**
  * CPU time a process and every process under it have used so far, user plus
  * system, from `/proc` (Linux only; assumes the usual 100 clock ticks per
@@ -149,33 +185,56 @@ const TICK_US = 10_000;
  * @returns Microseconds.
  */
 export function cpuMicros(pid: number): number {
-  const tree = new Map<number, { parent: number; ticks: number }>();
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    let stat;
+  let total = 0;
+  for (const { own, reaped } of processTree(pid).values()) total += own + reaped;
+  return total * TICK_US;
+}
+
+/**
+ * CPU time so far of every thread of a process tree, user plus system, keyed
+ * `pid/tid` (`/proc/PID/task/TID/stat`): what {@link busiestThreadShare}
+ * compares two of.
+ *
+ * @param pid The root of the process tree.
+ * @returns Microseconds per thread.
+ */
+export function threadMicros(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
+  for (const id of processTree(pid).keys()) {
     try {
-      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      for (const task of Deno.readDirSync(`/proc/${id}/task`)) {
+        const stat = Deno.readTextFileSync(`/proc/${id}/task/${task.name}/stat`);
+        threads.set(`${id}/${task.name}`, statTicks(stat).own * TICK_US);
+      }
     } catch {
       continue; // Gone meanwhile.
     }
-    // Fields after the command name, which may hold spaces: ppid is the 2nd,
-    // utime, stime, cutime and cstime the 12th to 15th.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) +
-      Number(fields[14]);
-    tree.set(Number(entry.name), { parent: Number(fields[1]), ticks });
   }
-  if (!tree.has(pid)) throw new Error(`no process ${pid}`);
-  let total = 0;
-  for (const [id, { ticks }] of tree) {
-    for (let at: number | undefined = id; at !== undefined && at > 1; at = tree.get(at)?.parent) {
-      if (at === pid) {
-        total += ticks;
-        break;
-      }
-    }
+  return threads;
+}
+
+/**
+ * How busy a server's busiest thread was between two {@link threadMicros}
+ * snapshots: its CPU time over the wall time (1 = on a core all along). A
+ * JavaScript server answers on one thread (its event loop; V8's helpers and
+ * the runtime's I/O threads do not carry requests), so near 1 the server
+ * cannot answer faster and its rate is its own, however busy the client was.
+ *
+ * @param before The snapshot at the start.
+ * @param after The snapshot at the end.
+ * @param seconds Wall seconds between them.
+ * @returns The share, from 0.
+ */
+export function busiestThreadShare(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  seconds: number,
+): number {
+  let busiest = 0;
+  for (const [thread, micros] of after) {
+    busiest = Math.max(busiest, micros - (before.get(thread) ?? 0));
   }
-  return total * TICK_US;
+  return busiest / (seconds * 1e6);
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { clientShare, isClientBound, type Measurement } from "./measurement.ts";
+import { clientShare, isClientBound, isServerBound, type Measurement } from "./measurement.ts";
 
 /** One line of a table: a measurement, or why there is none. */
 export interface Row {
@@ -98,12 +98,14 @@ export function renderTable(table: Table): string {
   const isValue = table.valueLabel !== undefined;
   const withCpu = table.rows.some((row) => row.result?.cpuUsPerRequest !== undefined);
   const withClient = table.rows.some((row) => row.result?.clientCpuUs !== undefined);
+  const withThread = table.rows.some((row) => row.result?.serverThreadShare !== undefined);
   const withChecks = table.rows.some((row) => row.result?.checked !== undefined);
   const head = isValue ? [table.valueLabel!] : [
     "req/s",
     "p50 ms",
     "p99 ms",
     ...(withCpu ? ["server CPU µs/req"] : []),
+    ...(withThread ? ["server event loop busy"] : []),
     ...(withClient ? ["client CPU (share of its cores)"] : []),
     "errors",
     ...(withChecks ? ["bad bodies / checked"] : []),
@@ -126,6 +128,7 @@ export function renderTable(table: Table): string {
         result.p50Ms.toFixed(2),
         result.p99Ms.toFixed(2),
         ...(withCpu ? [result.cpuUsPerRequest?.toFixed(1) ?? "–"] : []),
+        ...(withThread ? [threadCell(result)] : []),
         ...(withClient ? [clientCell(result)] : []),
         String(result.errors),
         ...(withChecks
@@ -139,6 +142,12 @@ export function renderTable(table: Table): string {
     lines.push(`| ${row.name} | ${cells.join(" | ")} |`);
   }
   return lines.join("\n");
+}
+
+function threadCell(result: Measurement): string {
+  if (result.serverThreadShare === undefined) return "–";
+  const flag = isServerBound(result) ? " **server-bound**" : "";
+  return `${Math.round(result.serverThreadShare * 100)}%${flag}`;
 }
 
 function clientCell(result: Measurement): string {

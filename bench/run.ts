@@ -21,7 +21,15 @@ import {
 } from "./http_load.ts";
 import { buildNodeServers, nodeVersion } from "./node.ts";
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
-import { cpuMicros, endAll, ROOT, type RunningServer, startServer } from "./process.ts";
+import {
+  busiestThreadShare,
+  cpuMicros,
+  endAll,
+  ROOT,
+  type RunningServer,
+  startServer,
+  threadMicros,
+} from "./process.ts";
 import {
   badBodies,
   checkTargets,
@@ -125,10 +133,18 @@ async function compare(
       for (const entry of rotated(entries, round)) {
         if (!entry.run) continue;
         try {
-          const cpuBefore = cpuMicros(entry.server!.pid);
+          const pid = entry.server!.pid;
+          const cpuBefore = cpuMicros(pid);
+          const threadsBefore = threadMicros(pid);
+          const started = performance.now();
           const result = await entry.run({ ...http, warmupSeconds: 0 });
-          // A runner that reads the server's CPU over its own window keeps its figure.
-          result.cpuUsPerRequest ??= (cpuMicros(entry.server!.pid) - cpuBefore) / result.requests;
+          // A runner that reads the server's CPU over its own window keeps its figures.
+          result.cpuUsPerRequest ??= (cpuMicros(pid) - cpuBefore) / result.requests;
+          result.serverThreadShare ??= busiestThreadShare(
+            threadsBefore,
+            threadMicros(pid),
+            (performance.now() - started) / 1000,
+          );
           if (!entry.row.result || result.rps > entry.row.result.rps) {
             Object.assign(entry.row, errorNote(result));
           }
@@ -146,10 +162,12 @@ async function compare(
 const LOAD_SETUP = `wrk, ${CONNECTIONS} connections, 1 thread; each server warmed up ` +
   `${http.warmupSeconds} s, then the best of ${ROUNDS} rounds of ${seconds} s (servers taken ` +
   "in turn, each round starting one later). Server CPU is the server's process tree " +
-  "(user + system from /proc) over the round; client CPU is wrk's own (its /proc/self/stat), " +
-  "and a row where wrk kept more than 90% of its core busy is client-bound: its req/s is " +
-  "wrk's, so its rate ratios are not shown (CPU ratios in brackets, baseline's CPU per " +
-  "request over the row's). " +
+  "(user + system from /proc) over the round; the server's event loop busy is its busiest " +
+  "thread's CPU over the round's wall time, and above 90% the row is server-bound: the " +
+  "server could not answer faster, so its req/s is its own. Client CPU is wrk's own (its " +
+  "/proc/self/stat), and a row where wrk kept more than 90% of its core busy while the " +
+  "server's event loop had time to spare is client-bound: its req/s is wrk's, so its rate " +
+  "ratios are not shown (CPU ratios in brackets, baseline's CPU per request over the row's). " +
   (checkBodies
     ? "Every answer's body is checked by wrk (status, JSON-RPC result with the request's id " +
       "and the echoed text, JSON or SSE; see bench/lua/check.lua)"
@@ -382,7 +400,10 @@ async function stdioTables(): Promise<Table[]> {
         `${STDIO_SECONDS} s after 0.5 s warm-up; best of ${STDIO_ROUNDS} rounds taking the ` +
         "servers in turn (a fresh process each). Stateless (2026-07-28) calls, except the " +
         "2025-11-25 row: calls in one session opened first. CPU per round trip is the " +
-        "child's, from /proc. The raw line echo parses each line and " +
+        "child's, from /proc; its event loop busy is its busiest thread's CPU over the wall " +
+        "time, and the client is this bench process (its own CPU, one core). When neither " +
+        "side is near 100%, the rate is the round trip's (pipes, both loops taking turns), " +
+        "and the CPU ratio is the server's figure. The raw line echo parses each line and " +
         "answers a fixed result, one write per chunk read.",
       rows,
       baselines: [STDIO.raw.name, STDIO.official.name, STDIO.tmcp.name],

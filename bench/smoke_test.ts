@@ -13,6 +13,7 @@ import {
   loadSessionCreation,
   loadSessionCreationFromNode,
 } from "./http_load.ts";
+import { isClientBound, isServerBound } from "./measurement.ts";
 import { buildNodeServers, nodeVersion } from "./node.ts";
 import { ROOT, startServer } from "./process.ts";
 import { HTTP, type ServerSpec, STDIO } from "./servers.ts";
@@ -141,6 +142,8 @@ Deno.test("bench smoke: the Node session client opens checked sessions", options
     assert.ok(result.sessions! > 0 && result.checked! > 0);
     assert.equal(result.badBodies, 0, result.firstBadBody);
     assert.ok(result.clientCpuUs! > 0 && result.cpuUsPerRequest! > 0);
+    // The server's event loop was read over the same window: busy, never above its one core.
+    assert.ok(result.serverThreadShare! > 0 && result.serverThreadShare! < 1.05);
   } finally {
     await server.stop();
   }
@@ -180,8 +183,19 @@ for (const spec of Object.values(STDIO)) {
     const result = await loadStdio(spec.args, shape, "era" in spec ? spec.era : undefined);
     assert.ok(result.requests > 0, `${spec.name} answered nothing`);
     assert.equal(result.errors, 0);
+    assert.ok(result.serverThreadShare! > 0 && result.clientCpuUs! > 0);
   });
 }
+
+Deno.test("bench smoke: a saturated server is server-bound whatever its client did", () => {
+  const run = { rps: 1, p50Ms: 0, p99Ms: 0, requests: 1, errors: 0, seconds: 1, clientCores: 1 };
+  const busyClient = { ...run, clientCpuUs: 980_000 };
+  assert.ok(isClientBound({ ...busyClient, serverThreadShare: 0.6 }));
+  assert.ok(isClientBound(busyClient)); // the server's loop unread: the client's figure
+  const both = { ...busyClient, serverThreadShare: 0.97 };
+  assert.ok(isServerBound(both) && !isClientBound(both));
+  assert.ok(!isClientBound({ ...run, clientCpuUs: 500_000, serverThreadShare: 0.5 }));
+});
 
 /** Runs a store benchmark briefly; the names of the rows it printed. */
 async function benchRows(script: string): Promise<string[]> {

@@ -6,13 +6,15 @@
  * `notifications/initialized`). The warm-up starts at the first answer, so a
  * server that starts slowly (a cold module cache) is not measured idle. The
  * child's CPU time over the measured window (from `/proc`) gives CPU per
- * round trip.
+ * round trip; its busiest thread's share and this process's own CPU (the
+ * client's) say which side set the rate.
  *
  * @module
  */
 
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
-import { cpuMicros, endProcess, ROOT, track } from "./process.ts";
+import { cpuUsage } from "node:process";
+import { busiestThreadShare, cpuMicros, endProcess, ROOT, threadMicros, track } from "./process.ts";
 import { LEGACY_VERSION, legacyCall, legacyInitialize, statelessCall } from "./wire.ts";
 
 /** The era of the calls sent: stateless `_meta` calls, or calls in one legacy session. */
@@ -127,12 +129,17 @@ export async function loadStdio(
   clearTimeout(startBound);
   await new Promise((resolve) => setTimeout(resolve, warmupMs));
   const cpuStart = cpuMicros(child.pid);
+  const threadsStart = threadMicros(child.pid);
+  const clientStart = cpuUsage();
   measuring = true;
   measureStart = performance.now();
   await new Promise((resolve) => setTimeout(resolve, shape.seconds * 1000));
   measuring = false;
   measureEnd = performance.now();
   const cpu = cpuMicros(child.pid) - cpuStart;
+  const client = cpuUsage(clientStart);
+  const seconds = (measureEnd - measureStart) / 1000;
+  const serverThreadShare = busiestThreadShare(threadsStart, threadMicros(child.pid), seconds);
   stopping = true;
   await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, 5000))]);
   await writer.close().catch(() => {});
@@ -145,6 +152,10 @@ export async function loadStdio(
     requests: completed,
     errors,
     cpuUsPerRequest: completed > 0 ? cpu / completed : undefined,
-    seconds: (measureEnd - measureStart) / 1000,
+    seconds,
+    // This process is the client: its own CPU over the window, on one core.
+    clientCpuUs: client.user + client.system,
+    clientCores: 1,
+    serverThreadShare,
   };
 }
