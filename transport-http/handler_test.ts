@@ -162,3 +162,32 @@ Deno.test("handler: a middleware's assigns and authInfo reach the frame in both 
     handler.close();
   }
 });
+
+Deno.test("handler: a repeated Content-Type keeps its own verdict between others", async () => {
+  const handler = createHttpHandler(server);
+  const ping = (type: string | undefined) =>
+    handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: type === undefined ? {} : { "content-type": type },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      }),
+    );
+  for (
+    const [type, refused] of [
+      ["application/json", false],
+      ["text/plain", true],
+      ["text/plain", true],
+      ["application/json; charset=utf-8", false],
+      ["application/jsonx", true],
+      [undefined, true],
+      ["application/json", false],
+    ] as const
+  ) {
+    const response = await ping(type);
+    // Accepted types get past the media type check (to the session check here).
+    assert.equal(response.status === 415, refused, String(type));
+    await response.body?.cancel();
+  }
+  handler.close();
+});
