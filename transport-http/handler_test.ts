@@ -191,3 +191,35 @@ Deno.test("handler: a repeated Content-Type keeps its own verdict between others
   }
   handler.close();
 });
+
+Deno.test("handler: a repeated MCP-Protocol-Version keeps its own verdict between others", async () => {
+  const handler = createHttpHandler(server);
+  const ping = (version: string) =>
+    handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "accept": "application/json, text/event-stream",
+          "mcp-protocol-version": version,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      }),
+    );
+  // Without `_meta`, a stateless version is refused with 400 -32602; a legacy
+  // one goes on to the session check (400 without Mcp-Session-Id, -32600).
+  for (
+    const [version, code] of [
+      ["2025-11-25", -32600],
+      ["2026-07-28", -32602],
+      ["2026-07-28", -32602],
+      ["2025-11-25", -32600],
+      ["2025-11-25", -32600],
+      ["2026-07-28", -32602],
+    ] as const
+  ) {
+    const response = await ping(version);
+    assert.equal((await response.json()).error.code, code, version);
+  }
+  handler.close();
+});

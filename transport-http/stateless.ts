@@ -66,6 +66,8 @@ export class StatelessEndpoint {
   readonly #limits: HttpLimits;
   readonly #inflight = new Cancels();
   #closed = false;
+  #lastHeader: string | undefined;
+  #lastHeaderStateless = false;
 
   /**
    * Creates the endpoint.
@@ -166,7 +168,7 @@ export class StatelessEndpoint {
    */
   unclaimed(request: Request, message: JsonRpcRequest | JsonRpcNotification): Response | undefined {
     const header = request.headers.get("mcp-protocol-version")?.trim();
-    if (!header || !this.#engine.dialect(header, "stateless")) return undefined;
+    if (!header || !this.#namesStateless(header)) return undefined;
     if (!("id" in message)) return accepted();
     return errorResponseOf(
       400,
@@ -265,6 +267,20 @@ export class StatelessEndpoint {
       // A listen stream ends gracefully through the engine's own close.
       inflight: release ? undefined : this.#inflight,
     });
+  }
+
+  /**
+   * Whether a `MCP-Protocol-Version` value names a stateless version. Every
+   * legacy POST asks with its session's version: the last value's verdict
+   * is kept, since comparing it is cheaper than hashing a new string for
+   * the registry.
+   */
+  #namesStateless(header: string): boolean {
+    if (header !== this.#lastHeader) {
+      this.#lastHeader = header;
+      this.#lastHeaderStateless = this.#engine.dialect(header, "stateless") !== undefined;
+    }
+    return this.#lastHeaderStateless;
   }
 
   /** The answer to a reply: none for a request answered with nothing, 503 once shutting down. */
