@@ -299,13 +299,21 @@ export class LegacyEndpoint {
   #call(found: SessionEntry, message: JsonRpcMessage, exchange: Exchange): Promise<Response> {
     const posts = this.#posts;
     const sessionId = found.session.id!;
-    return respond(async (controls) => {
-      exchange.emit = controls.emit;
-      exchange.lazySignal = controls.lazySignal;
-      if (controls.closeStream) exchange.closeStream = controls.closeStream;
-      const reply = await this.#engine.handle(message, exchange, "legacy");
-      await this.#persist(found);
-      return reply && { body: reply.message, status: reply.status };
+    // Not async: the outcome is the engine's reply mapped by one continuation,
+    // which waits on a save only when there is a session store.
+    return respond((controls) => {
+      try {
+        exchange.emit = controls.emit;
+        exchange.lazySignal = controls.lazySignal;
+        if (controls.closeStream) exchange.closeStream = controls.closeStream;
+        return this.#engine.handle(message, exchange, "legacy").then((reply) => {
+          const outcome = reply && { body: reply.message, status: reply.status };
+          if (!this.#sessions.saves(found)) return outcome;
+          return this.#persist(found).then(() => outcome);
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }, {
       keepAliveMs: this.#limits.keepAliveMs,
       cancelOnDisconnect: false,
