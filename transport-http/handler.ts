@@ -363,9 +363,17 @@ export function createHttpHandler(
     return await admitted(request, context);
   };
 
+  // The last `Content-Type` and its verdict: clients repeat theirs on every
+  // request, and comparing strings is cheaper than running the pattern.
+  let lastType: string | null = null;
+  let lastTypeIsJson = false;
   const admitted = (request: Request, context?: RequestContext): Promise<Response> => {
     const type = request.headers.get("content-type");
-    if (type === null || !JSON_TYPE.test(type)) {
+    if (type !== lastType) {
+      lastType = type;
+      lastTypeIsJson = type !== null && JSON_TYPE.test(type);
+    }
+    if (!lastTypeIsJson) {
       return refuse(
         request,
         errorResponseOf(

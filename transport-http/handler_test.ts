@@ -162,3 +162,64 @@ Deno.test("handler: a middleware's assigns and authInfo reach the frame in both 
     handler.close();
   }
 });
+
+Deno.test("handler: a repeated Content-Type keeps its own verdict between others", async () => {
+  const handler = createHttpHandler(server);
+  const ping = (type: string | undefined) =>
+    handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: type === undefined ? {} : { "content-type": type },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      }),
+    );
+  for (
+    const [type, refused] of [
+      ["application/json", false],
+      ["text/plain", true],
+      ["text/plain", true],
+      ["application/json; charset=utf-8", false],
+      ["application/jsonx", true],
+      [undefined, true],
+      ["application/json", false],
+    ] as const
+  ) {
+    const response = await ping(type);
+    // Accepted types get past the media type check (to the session check here).
+    assert.equal(response.status === 415, refused, String(type));
+    await response.body?.cancel();
+  }
+  handler.close();
+});
+
+Deno.test("handler: a repeated MCP-Protocol-Version keeps its own verdict between others", async () => {
+  const handler = createHttpHandler(server);
+  const ping = (version: string) =>
+    handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "accept": "application/json, text/event-stream",
+          "mcp-protocol-version": version,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      }),
+    );
+  // Without `_meta`, a stateless version is refused with 400 -32602; a legacy
+  // one goes on to the session check (400 without Mcp-Session-Id, -32600).
+  for (
+    const [version, code] of [
+      ["2025-11-25", -32600],
+      ["2026-07-28", -32602],
+      ["2026-07-28", -32602],
+      ["2025-11-25", -32600],
+      ["2025-11-25", -32600],
+      ["2026-07-28", -32602],
+    ] as const
+  ) {
+    const response = await ping(version);
+    assert.equal((await response.json()).error.code, code, version);
+  }
+  handler.close();
+});

@@ -205,7 +205,10 @@ function checkParamHeaders(
   args: unknown,
   headers: Headers,
 ): McpError | undefined {
-  for (const { header, display, path, type } of paramHeadersOf(tool)) {
+  const declared = paramHeadersOf(tool);
+  // Indexed: most tools declare none, and this runs on every stateless call.
+  for (let i = 0; i < declared.length; i++) {
+    const { header, display, path, type } = declared[i];
     let value: unknown = args;
     for (const key of path) {
       value = typeof value === "object" && value !== null

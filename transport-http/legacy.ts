@@ -18,6 +18,7 @@ import {
   type Engine,
   type Exchange,
   type JsonRpcMessage,
+  type Reply,
   reportUnencodable,
   splitBatch,
 } from "@anubis/core/engine";
@@ -32,6 +33,17 @@ import type { SseStream } from "./sse_stream.ts";
 
 /** The JSON-RPC code the legacy transport uses for an unknown session (as the official SDK). */
 const SESSION_NOT_FOUND = -32001;
+
+/**
+ * Whether the last `encodeOutbound` of an `initialize` answer met a value JSON
+ * cannot encode: one function for every answer instead of a closure each
+ * (the encoding is synchronous, so the flag is read before anything else runs).
+ */
+let unencodableSeen = false;
+function noteUnencodable(problem: Parameters<typeof reportUnencodable>[0]): void {
+  unencodableSeen = true;
+  reportUnencodable(problem);
+}
 
 /**
  * Tells whether an `Accept` header admits a media type (wildcards count; no
@@ -82,6 +94,21 @@ function tooManySessions(id: RequestId | null, retryAfterSeconds: number): Respo
 function releaseOnEnd(stream: SseStream, release: () => void): void {
   if (stream.open) stream.signal.addEventListener("abort", release, { once: true });
   else release();
+}
+
+/**
+ * The answer when finding a session failed: the store failed, or the server
+ * refused the restore; an internal error (seed 000), not the 404 of a
+ * session that does not exist.
+ */
+function unloadable(sessionId: string, id: RequestId | null, error: unknown): Response {
+  logger.error("store.failed", `session ${sessionId} could not be loaded or restored`, { error });
+  return errorResponseOf(
+    500,
+    id,
+    ErrorCode.INTERNAL_ERROR,
+    "Internal error: the session could not be loaded or restored",
+  );
 }
 
 function notAcceptable(id: RequestId | null, what: string): Response {
@@ -210,41 +237,83 @@ export class LegacyEndpoint {
    * engine.close();
    * ```
    */
-  async post(
+  post(
     request: Request,
     message: JsonRpcMessage,
     context?: RequestContext,
   ): Promise<Response> {
-    const id = requestIdOf(message);
-    const isRequest = id !== null;
-    if (isRequest && !this.#acceptsBoth(request)) {
-      return notAcceptable(id, "application/json and text/event-stream");
+    // Not async, nor are the steps below: a session's notification or its
+    // opening `initialize` is answered through the engine's promise alone,
+    // without an async frame and its promises per step.
+    try {
+      const id = requestIdOf(message);
+      const isRequest = id !== null;
+      if (isRequest && !this.#acceptsBoth(request)) {
+        return Promise.resolve(notAcceptable(id, "application/json and text/event-stream"));
+      }
+      if (isRequest && "method" in message && message.method === "initialize") {
+        return this.#initialize(request, message, id, context);
+      }
+      const exchange = exchangeOf(request, context);
+      const found = this.#lookup(request, id, exchange);
+      if (found instanceof Response) return Promise.resolve(found);
+      if (found instanceof Promise) {
+        return found.then((entry) =>
+          entry instanceof Response ? entry : this.#serve(entry, message, isRequest, exchange)
+        );
+      }
+      return this.#serve(found, message, isRequest, exchange);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    if (isRequest && "method" in message && message.method === "initialize") {
-      return await this.#initialize(request, message, context);
-    }
-    const requestExchange = exchangeOf(request, context);
-    const found = await this.#lookup(request, id, requestExchange);
-    if (found instanceof Response) return found;
-    // This request's own exchange: the session joins it (no copy).
-    const exchange: Exchange = requestExchange;
+  }
+
+  /** Serves a message of a found session; `exchange` is the request's own, which the session joins. */
+  #serve(
+    found: SessionEntry,
+    message: JsonRpcMessage,
+    isRequest: boolean,
+    exchange: Exchange,
+  ): Promise<Response> {
     exchange.session = found.session;
     if (!isRequest) {
       // A response may answer a request another instance sent.
-      if ("method" in message) await this.#engine.handle(message, exchange, "legacy");
-      else this.#sessions.answer(found, message);
-      await this.#persist(found);
-      return accepted();
+      if ("method" in message) {
+        return this.#engine.handle(message, exchange, "legacy").then(() =>
+          this.#acceptedAfterPersist(found)
+        );
+      }
+      this.#sessions.answer(found, message);
+      return Promise.resolve(this.#acceptedAfterPersist(found));
     }
+    return this.#call(found, message, exchange);
+  }
+
+  /** The 202 of a notification or a response, once the session's record is saved (if it changed). */
+  #acceptedAfterPersist(found: SessionEntry): Response | Promise<Response> {
+    if (!this.#sessions.saves(found)) return accepted();
+    return this.#persist(found).then(accepted);
+  }
+
+  /** Answers a request of a found session (JSON, or SSE once it emits). */
+  #call(found: SessionEntry, message: JsonRpcMessage, exchange: Exchange): Promise<Response> {
     const posts = this.#posts;
     const sessionId = found.session.id!;
-    return await respond(async (controls) => {
-      exchange.emit = controls.emit;
-      exchange.lazySignal = controls.lazySignal;
-      if (controls.closeStream) exchange.closeStream = controls.closeStream;
-      const reply = await this.#engine.handle(message, exchange, "legacy");
-      await this.#persist(found);
-      return reply && { body: reply.message, status: reply.status };
+    // Not async: the outcome is the engine's reply mapped by one continuation,
+    // which waits on a save only when there is a session store.
+    return respond((controls) => {
+      try {
+        exchange.emit = controls.emit;
+        exchange.lazySignal = controls.lazySignal;
+        if (controls.closeStream) exchange.closeStream = controls.closeStream;
+        return this.#engine.handle(message, exchange, "legacy").then((reply) => {
+          const outcome = reply && { body: reply.message, status: reply.status };
+          if (!this.#sessions.saves(found)) return outcome;
+          return this.#persist(found).then(() => outcome);
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }, {
       keepAliveMs: this.#limits.keepAliveMs,
       cancelOnDisconnect: false,
@@ -538,22 +607,34 @@ export class LegacyEndpoint {
     return new Response(null, { status: 200 });
   }
 
-  async #initialize(
+  #initialize(
     request: Request,
     message: JsonRpcMessage,
+    id: RequestId,
     context?: RequestContext,
   ): Promise<Response> {
-    const id = requestIdOf(message);
     const sessionId = request.headers.get("mcp-session-id")?.trim();
-    if (sessionId && await this.#sessions.exists(sessionId)) {
-      // A session is initialized once; an unknown id is ignored (a new session is minted).
-      return errorResponseOf(
-        400,
-        id,
-        ErrorCode.INVALID_REQUEST,
-        "Invalid Request: initialize must not carry an Mcp-Session-Id (the session is initialized already)",
-      );
-    }
+    if (!sessionId) return this.#open(request, message, id, context);
+    return this.#sessions.exists(sessionId).then((exists) =>
+      exists
+        // A session is initialized once; an unknown id is ignored (a new session is minted).
+        ? errorResponseOf(
+          400,
+          id,
+          ErrorCode.INVALID_REQUEST,
+          "Invalid Request: initialize must not carry an Mcp-Session-Id (the session is initialized already)",
+        )
+        : this.#open(request, message, id, context)
+    );
+  }
+
+  /** Opens a session for an `initialize` (its answer carries the new `Mcp-Session-Id`). */
+  #open(
+    request: Request,
+    message: JsonRpcMessage,
+    id: RequestId,
+    context?: RequestContext,
+  ): Promise<Response> {
     const client = clientOf(context);
     if (this.#sessions.clientFull(client)) {
       logger.info(
@@ -565,47 +646,63 @@ export class LegacyEndpoint {
           client,
         },
       );
-      return errorResponseOf(
+      return Promise.resolve(errorResponseOf(
         429,
         id,
         ErrorCode.INTERNAL_ERROR,
         "Too many sessions for this client",
         undefined,
         { "retry-after": String(this.#sessions.retryAfterSeconds) },
-      );
+      ));
     }
     const entry = this.#sessions.create(client);
-    if (!entry) return tooManySessions(id, this.#sessions.retryAfterSeconds);
+    if (!entry) return Promise.resolve(tooManySessions(id, this.#sessions.retryAfterSeconds));
     if (this.#principalOf) entry.session.bindOwner(this.#principalOf(context?.authInfo) ?? "");
-    const reply = await this.#engine.handle(message, {
-      ...exchangeOf(request, context),
-      session: entry.session,
-    }, "legacy");
+    // The request's own exchange: the new session joins it (no copy).
+    const exchange = exchangeOf(request, context);
+    exchange.session = entry.session;
+    return this.#engine.handle(message, exchange, "legacy").then((reply) =>
+      this.#opened(entry, id, reply)
+    );
+  }
+
+  /** The answer to an `initialize` the engine replied to: the session kept (and saved), or discarded. */
+  #opened(
+    entry: SessionEntry,
+    id: RequestId,
+    reply: Reply | undefined,
+  ): Response | Promise<Response> {
     // An answer JSON cannot encode (an `init` error's data) becomes -32603 for the id.
-    let unencodable = false;
-    const text = reply && encodeOutbound(reply.message, (problem) => {
-      unencodable = true;
-      reportUnencodable(problem);
-    });
-    if (!reply || text === undefined || unencodable || "error" in reply.message) {
+    unencodableSeen = false;
+    const text = reply && encodeOutbound(reply.message, noteUnencodable);
+    if (!reply || text === undefined || unencodableSeen || "error" in reply.message) {
       this.#sessions.discard(entry);
       return text !== undefined
         ? jsonTextResponse(text, 400)
         : errorResponseOf(400, id, ErrorCode.INVALID_REQUEST, "initialize was not answered");
     }
-    try {
-      await this.#sessions.persist(entry);
-    } catch (error) {
-      this.#sessions.discard(entry);
-      logger.error("store.failed", "session store failed saving a new session", { error });
-      return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
-    }
+    if (!this.#sessions.saves(entry)) return this.#openedResponse(entry, text);
+    return this.#sessions.persist(entry).then(
+      () => this.#openedResponse(entry, text),
+      (error) => {
+        this.#sessions.discard(entry);
+        logger.error("store.failed", "session store failed saving a new session", { error });
+        return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
+      },
+    );
+  }
+
+  /** The 200 that opens a session, with its id. */
+  #openedResponse(entry: SessionEntry, text: string): Response {
     const { session } = entry;
-    logger.info("session.opened", `session ${session.id} opened (${session.dialect?.version})`, {
-      sessionId: session.id,
-      protocolVersion: session.dialect?.version,
-      transport: "http",
-    });
+    // Only when written: the message and its fields are built for nothing otherwise.
+    if (logger.enabled("info")) {
+      logger.info("session.opened", `session ${session.id} opened (${session.dialect?.version})`, {
+        sessionId: session.id,
+        protocolVersion: session.dialect?.version,
+        transport: "http",
+      });
+    }
     return jsonTextResponse(text, 200, { "mcp-session-id": session.id! });
   }
 
@@ -613,11 +710,12 @@ export class LegacyEndpoint {
    * Finds the session of the request, or the error response that answers it;
    * `exchange` is the request's (for a session restored on the way).
    */
-  async #lookup(
+  #lookup(
     request: Request,
     id: RequestId | null,
     exchange: Exchange,
-  ): Promise<SessionEntry | Response> {
+  ): SessionEntry | Response | Promise<SessionEntry | Response> {
+    // Not async: a live session the table answers for is found without a promise.
     const sessionId = request.headers.get("mcp-session-id")?.trim();
     if (!sessionId) {
       return errorResponseOf(
@@ -627,26 +725,40 @@ export class LegacyEndpoint {
         "Bad Request: Mcp-Session-Id header is required",
       );
     }
+    const principal = this.#principalOf?.(exchange.authInfo) ?? "";
+    let live;
+    try {
+      live = this.#sessions.live(sessionId, principal);
+    } catch (error) {
+      return unloadable(sessionId, id, error);
+    }
+    if (live !== null) return this.#checked(request, id, live);
+    return this.#find(request, id, exchange, sessionId, principal);
+  }
+
+  /** {@link #lookup} through the session store (or a restore). */
+  async #find(
+    request: Request,
+    id: RequestId | null,
+    exchange: Exchange,
+    sessionId: string,
+    principal: string,
+  ): Promise<SessionEntry | Response> {
     let entry: SessionEntry | "full" | undefined;
     try {
-      entry = await this.#sessions.find(
-        sessionId,
-        exchange,
-        this.#principalOf?.(exchange.authInfo) ?? "",
-      );
+      entry = await this.#sessions.find(sessionId, exchange, principal);
     } catch (error) {
-      // The store failed, or the server refused the restore: an internal
-      // error (seed 000), not the 404 of a session that does not exist.
-      logger.error("store.failed", `session ${sessionId} could not be loaded or restored`, {
-        error,
-      });
-      return errorResponseOf(
-        500,
-        id,
-        ErrorCode.INTERNAL_ERROR,
-        "Internal error: the session could not be loaded or restored",
-      );
+      return unloadable(sessionId, id, error);
     }
+    return this.#checked(request, id, entry);
+  }
+
+  /** The found session, or the answer when there is none or the request's version is not its own. */
+  #checked(
+    request: Request,
+    id: RequestId | null,
+    entry: SessionEntry | "full" | undefined,
+  ): SessionEntry | Response {
     if (!entry) {
       // Unknown, or another principal's: the same answer either way.
       return errorResponseOf(404, id, SESSION_NOT_FOUND, "Session not found");

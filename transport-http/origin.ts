@@ -97,6 +97,8 @@ export class OriginGuard {
   readonly #anyHost: boolean;
   readonly #hosts: Set<string>;
   readonly #hostAnswers = new Map<string, boolean>();
+  #lastHost: string | undefined;
+  #lastHostAllowed = false;
 
   /**
    * Creates the guard.
@@ -159,6 +161,16 @@ export class OriginGuard {
   }
 
   #hostAllowed(host: string): boolean {
+    // Clients repeat their Host on every request: comparing it with the last
+    // one is cheaper than hashing a new string for the map below.
+    if (host === this.#lastHost) return this.#lastHostAllowed;
+    const allowed = this.#hostAnswer(host);
+    this.#lastHost = host;
+    this.#lastHostAllowed = allowed;
+    return allowed;
+  }
+
+  #hostAnswer(host: string): boolean {
     // A server sees few distinct Host values: remember the answers (bounded).
     let allowed = this.#hostAnswers.get(host);
     if (allowed !== undefined) return allowed;

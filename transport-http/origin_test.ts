@@ -45,3 +45,20 @@ Deno.test("origin: allow-lists and wildcards", () => {
   const open = new OriginGuard({ allowedOrigins: "*", allowedHosts: "*" });
   assert.equal(open.check(request({ host: "x.example", origin: "https://y.example" })), undefined);
 });
+
+Deno.test("origin: a repeated Host keeps its own verdict between others", () => {
+  const guard = new OriginGuard({ allowedHosts: ["mcp.example.com"] });
+  for (
+    const [host, status] of [
+      ["mcp.example.com", undefined],
+      ["mcp.example.com", undefined],
+      ["evil.example.com", 421],
+      ["evil.example.com", 421],
+      ["mcp.example.com", undefined],
+      ["127.0.0.1:80", undefined],
+      ["evil.example.com", 421],
+    ] as const
+  ) {
+    assert.equal(guard.check(request({ host }))?.status, status, host);
+  }
+});

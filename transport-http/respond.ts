@@ -30,6 +30,21 @@ export type Outcome =
   | undefined;
 
 /**
+ * Work in flight that a shutdown cancels (what {@link RespondOptions.inflight} holds).
+ *
+ * @example
+ * ```ts
+ * import type { Cancelable } from "./respond.ts";
+ * const all = new Set<Cancelable>();
+ * const shutdown = () => all.forEach((work) => work.cancel());
+ * ```
+ */
+export interface Cancelable {
+  /** Cancels the work (nothing once it finished). */
+  cancel(): void;
+}
+
+/**
  * Options of {@link respond}.
  *
  * @example
@@ -57,7 +72,7 @@ export interface RespondOptions {
    * Holds the work's cancel function while it runs (a shutdown cancels every
    * one): a `Set`, or anything with its `add` and `delete`.
    */
-  inflight?: { add(cancel: () => void): unknown; delete(cancel: () => void): unknown };
+  inflight?: { add(work: Cancelable): unknown; delete(work: Cancelable): unknown };
   /**
    * Opens a recorded, resumable stream when the response upgrades to SSE
    * (legacy 2025-11-25 with an event store); the work may then close the
@@ -123,71 +138,111 @@ export function respond(
   run: (controls: ResponseControls) => Promise<Outcome>,
   options: RespondOptions,
 ): Promise<Response> {
-  let resolve!: (response: Response) => void;
-  const promise = new Promise<Response>((r) => (resolve = r));
-  let controller: AbortController | undefined;
-  let cancelled = false;
-  let stream: SseStream | undefined;
-  let recorded: PostStream | undefined;
-  let finished = false;
-  const cancel = () => {
-    // A shutdown or a cancelled stream after the work finished changes nothing.
-    if (finished || cancelled) return;
-    cancelled = true;
-    controller?.abort();
-  };
-  const lazySignal = (): AbortSignal => {
-    if (controller) return controller.signal;
-    controller = new AbortController();
-    const disconnect = options.cancelOnDisconnect ? options.request?.signal : undefined;
-    if (cancelled || disconnect?.aborted) controller.abort();
-    else disconnect?.addEventListener("abort", cancel, { once: true });
-    return controller.signal;
-  };
-  options.inflight?.add(cancel);
-  const abandoned = options.abandoned;
-  let abandon: (() => void) | undefined;
-  let upgradeTimer: ReturnType<typeof setTimeout> | undefined;
-  if (abandoned) {
-    abandon = () => {
-      if (!finished) abandoned.cancel();
-    };
-    abandoned.requestSignal().addEventListener("abort", abandon, { once: true });
-    if (abandoned.upgradeAfterMs > 0) {
-      upgradeTimer = setTimeout(() => stream ??= upgrade(), abandoned.upgradeAfterMs);
+  const answer = new Answer(options);
+  options.inflight?.add(answer);
+  run(answer).then(answer.settled, answer.failed);
+  return answer.promise;
+}
+
+/**
+ * One request's answer, and the {@link ResponseControls} its work gets: its
+ * state in fields, and as functions only what is handed out as one (the
+ * controls, the work's continuations). It cancels the work as an
+ * `EventListener` object and as an `inflight` entry, so a request that never
+ * asks for its signal costs no cancel closure.
+ */
+class Answer implements ResponseControls {
+  readonly promise: Promise<Response>;
+  readonly #options: RespondOptions;
+  #resolve!: (response: Response) => void;
+  #controller: AbortController | undefined;
+  #cancelled = false;
+  #stream: SseStream | undefined;
+  #recorded: PostStream | undefined;
+  #finished = false;
+  #abandon: (() => void) | undefined;
+  #upgradeTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly closeStream: (() => boolean) | undefined;
+
+  constructor(options: RespondOptions) {
+    this.#options = options;
+    this.promise = new Promise<Response>((resolve) => (this.#resolve = resolve));
+    if (options.recorded) this.closeStream = () => this.#closeStream();
+    const abandoned = options.abandoned;
+    if (abandoned) {
+      const abandon = this.#abandon = () => {
+        if (!this.#finished) abandoned.cancel();
+      };
+      abandoned.requestSignal().addEventListener("abort", abandon, { once: true });
+      if (abandoned.upgradeAfterMs > 0) {
+        this.#upgradeTimer = setTimeout(
+          () => this.#stream ??= this.#upgrade(),
+          abandoned.upgradeAfterMs,
+        );
+      }
     }
   }
-  const upgrade = (): SseStream => {
-    clearTimeout(upgradeTimer);
-    recorded = options.recorded?.();
-    const opened = recorded?.body ?? new SseStream({ keepAliveMs: options.keepAliveMs });
-    if (abandon) opened.signal.addEventListener("abort", abandon, { once: true });
-    if (options.cancelOnDisconnect) opened.signal.addEventListener("abort", cancel, { once: true });
-    resolve(opened.response(options.headers));
-    return opened;
+
+  /** Cancels the work (a shutdown, or the client gone); once it finished, nothing. */
+  cancel(): void {
+    if (this.#finished || this.#cancelled) return;
+    this.#cancelled = true;
+    this.#controller?.abort();
+  }
+
+  /** As an `EventListener`: the request's signal or the upgraded stream aborted. */
+  handleEvent(): void {
+    this.cancel();
+  }
+
+  readonly lazySignal = (): AbortSignal => {
+    if (this.#controller) return this.#controller.signal;
+    const controller = this.#controller = new AbortController();
+    const options = this.#options;
+    const disconnect = options.cancelOnDisconnect ? options.request?.signal : undefined;
+    if (this.#cancelled || disconnect?.aborted) controller.abort();
+    else disconnect?.addEventListener("abort", this, { once: true });
+    return controller.signal;
   };
-  const emit = (message: JsonRpcMessage): Promise<void> => {
-    if (finished) return Promise.resolve();
+
+  readonly emit = (message: JsonRpcMessage): Promise<void> => {
+    if (this.#finished) return Promise.resolve();
     const text = encodeForHttp(message);
     if (text === undefined) return notSent(message);
-    stream ??= upgrade();
-    if (recorded) return recorded.send(text);
+    const stream = this.#stream ??= this.#upgrade();
+    if (this.#recorded) return this.#recorded.send(text);
     stream.write(encodeSseMessage(text));
     return Promise.resolve();
   };
-  const closeStream = (): boolean => {
-    if (finished) return false;
-    stream ??= upgrade();
-    recorded!.closeConnection();
+
+  #closeStream(): boolean {
+    if (this.#finished) return false;
+    this.#stream ??= this.#upgrade();
+    this.#recorded!.closeConnection();
     return true;
-  };
-  const settle = (outcome: Outcome) => {
-    finished = true;
-    clearTimeout(upgradeTimer);
-    options.inflight?.delete(cancel);
+  }
+
+  #upgrade(): SseStream {
+    clearTimeout(this.#upgradeTimer);
+    const options = this.#options;
+    const recorded = this.#recorded = options.recorded?.();
+    const opened = recorded?.body ?? new SseStream({ keepAliveMs: options.keepAliveMs });
+    if (this.#abandon) opened.signal.addEventListener("abort", this.#abandon, { once: true });
+    if (options.cancelOnDisconnect) opened.signal.addEventListener("abort", this, { once: true });
+    this.#resolve(opened.response(options.headers));
+    return opened;
+  }
+
+  readonly settled = (outcome: Outcome): void => {
+    this.#finished = true;
+    const options = this.#options;
+    if (this.#upgradeTimer !== undefined) clearTimeout(this.#upgradeTimer);
+    options.inflight?.delete(this);
+    const stream = this.#stream;
     try {
       // A response JSON cannot encode goes out as -32603 for its id.
       const text = outcome && encodeForHttp(outcome.body);
+      const recorded = this.#recorded;
       if (recorded) {
         if (text !== undefined) recorded.send(text, true);
         else recorded.end();
@@ -195,9 +250,9 @@ export function respond(
         if (text !== undefined) stream.write(encodeSseMessage(text));
         stream.close();
       } else if (text !== undefined) {
-        resolve(jsonTextResponse(text, outcome!.status, options.headers));
+        this.#resolve(jsonTextResponse(text, outcome!.status, options.headers));
       } else {
-        resolve(new Response(null, { status: 202, headers: options.headers }));
+        this.#resolve(new Response(null, { status: 202, headers: options.headers }));
       }
     } catch (error) {
       // Whatever failed, the request is answered (settle runs in a promise
@@ -206,15 +261,12 @@ export function respond(
       stream?.close();
       const body = outcome?.body;
       const id = body && !Array.isArray(body) && "id" in body ? body.id : null;
-      resolve(errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Internal error"));
+      this.#resolve(errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Internal error"));
     }
   };
-  run({ emit, lazySignal, closeStream: options.recorded ? closeStream : undefined }).then(
-    settle,
-    (error) => {
-      logger.error("request.failed", "request failed", { error });
-      settle(undefined);
-    },
-  );
-  return promise;
+
+  readonly failed = (error: unknown): void => {
+    logger.error("request.failed", "request failed", { error });
+    this.settled(undefined);
+  };
 }

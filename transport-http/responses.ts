@@ -9,6 +9,12 @@ import type { RequestId } from "@anubis/core";
 import { errorResponse } from "@anubis/core/engine";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
+/**
+ * The init of a 200 JSON response and of a 202, shared: `Response` only reads
+ * its init, and nearly every answer is one of these two.
+ */
+const JSON_OK_INIT: ResponseInit = Object.freeze({ status: 200, headers: JSON_HEADERS });
+const ACCEPTED_INIT: ResponseInit = Object.freeze({ status: 202 });
 
 /**
  * A JSON response.
@@ -57,7 +63,10 @@ export function jsonTextResponse(
   status: number,
   headers?: Record<string, string>,
 ): Response {
-  const response = new Response(text, { status, headers: JSON_HEADERS });
+  const response = new Response(
+    text,
+    status === 200 ? JSON_OK_INIT : { status, headers: JSON_HEADERS },
+  );
   // Set afterwards, not in the init: Deno turns a response with headers
   // besides Content-Type into a native object with a finalizer as it is
   // built, which costs more than sending its header list when it is served.
@@ -111,5 +120,5 @@ export function errorResponseOf(
  * ```
  */
 export function accepted(): Response {
-  return new Response(null, { status: 202 });
+  return new Response(null, ACCEPTED_INIT);
 }

@@ -416,15 +416,49 @@ export class SessionTable {
   ): Promise<SessionEntry | "full" | undefined> {
     // Not async: a live session without a store to consult is found at once.
     try {
-      this.sweep(false);
-      const entry = this.#entries.get(id);
-      if (entry && (!this.#options.sessionStore || !entry.session.initialized)) {
-        return Promise.resolve(ownedBy(entry.session.owner, principal) ? entry : undefined);
-      }
+      const live = this.live(id, principal);
+      if (live !== null) return Promise.resolve(live);
     } catch (error) {
       return Promise.reject(error);
     }
     return this.#find(id, exchange, principal);
+  }
+
+  /**
+   * {@link find} without a promise when the table alone can answer: a live
+   * session without a store to consult (or one whose handshake is under
+   * way), or `undefined` for another principal's; `null` when only `find`
+   * can tell (no live entry, or a store to ask). Expires idle sessions first,
+   * as `find` does.
+   *
+   * @param id The `Mcp-Session-Id`.
+   * @param principal The principal asking (`""`: none).
+   * @returns The entry, `undefined`, or `null` for "ask `find`".
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * const entry = table.create()!;
+   * assert.equal(table.live(entry.session.id!), entry);
+   * assert.equal(table.live("0123456789abcdef"), null);
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  live(id: string, principal = ""): SessionEntry | undefined | null {
+    this.sweep(false);
+    const entry = this.#entries.get(id);
+    if (!entry || (this.#options.sessionStore && entry.session.initialized)) return null;
+    return ownedBy(entry.session.owner, principal) ? entry : undefined;
   }
 
   async #find(
@@ -511,10 +545,39 @@ export class SessionTable {
    */
   persist(entry: SessionEntry): Promise<void> {
     // Not async: without a store (or a live, initialized session) nothing waits.
-    const store = this.#options.sessionStore;
+    if (!this.saves(entry)) return Promise.resolve();
+    return this.#save(entry, this.#options.sessionStore!, entry.session);
+  }
+
+  /**
+   * Whether {@link persist} has anything to do for the session (a store, and
+   * a session with a version that is not closed), so that a caller with
+   * nothing to persist answers without waiting on a promise.
+   *
+   * @param entry The session's entry.
+   * @returns `false` when `persist` would resolve at once.
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * assert.equal(table.saves(table.create()!), false); // no session store
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  saves(entry: SessionEntry): boolean {
     const session = entry.session;
-    if (!store || !session.dialect || session.closed) return Promise.resolve();
-    return this.#save(entry, store, session);
+    return this.#options.sessionStore !== undefined && session.dialect !== undefined &&
+      !session.closed;
   }
 
   async #save(entry: SessionEntry, store: SessionStore, session: Session): Promise<void> {

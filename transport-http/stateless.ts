@@ -17,7 +17,7 @@ import {
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
-import { type Outcome, respond, type ResponseControls } from "./respond.ts";
+import { type Cancelable, type Outcome, respond, type ResponseControls } from "./respond.ts";
 import { accepted, errorResponseOf } from "./responses.ts";
 
 /**
@@ -66,6 +66,8 @@ export class StatelessEndpoint {
   readonly #limits: HttpLimits;
   readonly #inflight = new Cancels();
   #closed = false;
+  #lastHeader: string | undefined;
+  #lastHeaderStateless = false;
 
   /**
    * Creates the endpoint.
@@ -130,7 +132,7 @@ export class StatelessEndpoint {
    */
   close(): void {
     this.#closed = true;
-    for (const cancel of this.#inflight.all()) cancel();
+    for (const work of this.#inflight.all()) work.cancel();
   }
 
   /**
@@ -166,7 +168,7 @@ export class StatelessEndpoint {
    */
   unclaimed(request: Request, message: JsonRpcRequest | JsonRpcNotification): Response | undefined {
     const header = request.headers.get("mcp-protocol-version")?.trim();
-    if (!header || !this.#engine.dialect(header, "stateless")) return undefined;
+    if (!header || !this.#namesStateless(header)) return undefined;
     if (!("id" in message)) return accepted();
     return errorResponseOf(
       400,
@@ -250,7 +252,11 @@ export class StatelessEndpoint {
     // Not async either: the answer is the engine's reply mapped by one
     // continuation (a listen stream's release runs as it ends).
     const served = (controls: ResponseControls): Promise<Outcome> => {
-      const handled = engine.handle(message, { ...exchange, ...controls }, dialect);
+      // The request's own exchange takes the controls (no copy).
+      exchange.emit = controls.emit;
+      exchange.lazySignal = controls.lazySignal;
+      if (controls.closeStream) exchange.closeStream = controls.closeStream;
+      const handled = engine.handle(message, exchange, dialect);
       const outcome = (reply: Reply | undefined) => this.#outcome(reply, message.id);
       return release ? handled.finally(release).then(outcome) : handled.then(outcome);
     };
@@ -261,6 +267,20 @@ export class StatelessEndpoint {
       // A listen stream ends gracefully through the engine's own close.
       inflight: release ? undefined : this.#inflight,
     });
+  }
+
+  /**
+   * Whether a `MCP-Protocol-Version` value names a stateless version. Every
+   * legacy POST asks with its session's version: the last value's verdict
+   * is kept, since comparing it is cheaper than hashing a new string for
+   * the registry.
+   */
+  #namesStateless(header: string): boolean {
+    if (header !== this.#lastHeader) {
+      this.#lastHeader = header;
+      this.#lastHeaderStateless = this.#engine.dialect(header, "stateless") !== undefined;
+    }
+    return this.#lastHeaderStateless;
   }
 
   /** The answer to a reply: none for a request answered with nothing, 503 once shutting down. */
@@ -275,30 +295,30 @@ export class StatelessEndpoint {
 }
 
 /**
- * The cancel functions of the requests in flight: the one of a lone request
- * apart from the set of concurrent ones (a Set's table is reallocated each
- * time it empties and refills, on every request of a serial client).
+ * The requests in flight: a lone request apart from the set of concurrent
+ * ones (a Set's table is reallocated each time it empties and refills, on
+ * every request of a serial client).
  */
 class Cancels {
-  #sole: (() => void) | undefined;
-  #more: Set<() => void> | undefined;
+  #sole: Cancelable | undefined;
+  #more: Set<Cancelable> | undefined;
 
-  add(cancel: () => void): this {
-    if (this.#sole === undefined && !this.#more?.has(cancel)) this.#sole = cancel;
-    else if (this.#sole !== cancel) (this.#more ??= new Set()).add(cancel);
+  add(work: Cancelable): this {
+    if (this.#sole === undefined && !this.#more?.has(work)) this.#sole = work;
+    else if (this.#sole !== work) (this.#more ??= new Set()).add(work);
     return this;
   }
 
-  delete(cancel: () => void): boolean {
-    if (this.#sole === cancel) {
+  delete(work: Cancelable): boolean {
+    if (this.#sole === work) {
       this.#sole = undefined;
       return true;
     }
-    return this.#more?.delete(cancel) ?? false;
+    return this.#more?.delete(work) ?? false;
   }
 
   /** A copy: cancelling removes them. */
-  all(): (() => void)[] {
+  all(): Cancelable[] {
     const all = this.#more ? [...this.#more] : [];
     if (this.#sole) all.unshift(this.#sole);
     return all;
