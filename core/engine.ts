@@ -912,14 +912,12 @@ export class Engine {
     const { session } = exchange;
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
     session?.track(request.id, cancellation);
-    const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector({}) : undefined;
-    const emit = emitter(exchange);
+    const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector() : undefined;
     const frame = statelessFrame(
       this.server,
       dialect,
       request,
       exchange,
-      emit,
       cancellation,
       inputs,
       starter?.hooks,
@@ -930,10 +928,10 @@ export class Engine {
       let outcome: Awaitable<Record<string, unknown> | undefined>;
       if (this.#middleware === undefined && starter === undefined) {
         // The common case, with no closure made per request.
-        outcome = this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+        outcome = this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
       } else {
         const serve = () =>
-          this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+          this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
         // A call that may become a task is answered with the task once it is one.
         const served = starter ? () => starter.settle(serve) : serve;
         outcome = this.#middleware
@@ -1001,7 +999,7 @@ export class Engine {
     request: JsonRpcRequest,
     dialect: Dialect,
     frame: Frame,
-    emit: (message: JsonRpcMessage) => Promise<void>,
+    exchange: Exchange,
     cancellation: Cancellation,
     inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
@@ -1029,7 +1027,7 @@ export class Engine {
     }
     if (request.method === "subscriptions/listen") {
       const clientInfo = frame.context.clientInfo as Implementation;
-      return this.#listen(request, dialect, frame, emit, cancellation, clientInfo);
+      return this.#listen(request, dialect, frame, emitter(exchange), cancellation, clientInfo);
     }
     if (!definition.init) {
       return dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
