@@ -121,7 +121,12 @@ export class Registry {
    * ```
    */
   get(version: unknown): Dialect | undefined {
-    return typeof version === "string" ? this.#dialects.get(version) : undefined;
+    if (typeof version !== "string") return undefined;
+    // A scan of the few dialects, not a map probe: a version read from a
+    // message is a new string each time, and hashing it for the probe costs
+    // more than comparing it with each version.
+    for (const dialect of this.#sorted) if (dialect.version === version) return dialect;
+    return undefined;
   }
 
   /**
