@@ -35,7 +35,7 @@ import {
   type SessionEnd,
   sessionEndWatchers,
 } from "./middleware.ts";
-import { classifyEra, type Registry } from "./registry.ts";
+import { type Registry, statelessMeta } from "./registry.ts";
 import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
 import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
@@ -439,9 +439,10 @@ export class Engine {
       } else if (era !== undefined) {
         reply = this.#stateless(message, exchange, era.version, era);
       } else {
-        const claim = classifyEra(message);
-        reply = claim.era === "stateless"
-          ? this.#stateless(message, exchange, claim.version)
+        // classifyEra's decision, with no claim object per message.
+        const meta = statelessMeta(message);
+        reply = meta
+          ? this.#stateless(message, exchange, meta[MetaKey.protocolVersion])
           : this.#legacy(message, exchange);
       }
       if (isThenable(reply)) return this.#answerLater(reply, mark, message);
@@ -466,9 +467,7 @@ export class Engine {
         exchange.session?.resolve(message);
         return NO_REPLY_YET;
       }
-      const stateless = era === undefined
-        ? classifyEra(message).era === "stateless"
-        : era !== "legacy";
+      const stateless = era === undefined ? statelessMeta(message) !== undefined : era !== "legacy";
       const handled = this.#middleware
         ? this.#notificationThrough(message, exchange, stateless)
         : this.#notification(message, exchange, stateless);
