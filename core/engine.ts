@@ -35,7 +35,7 @@ import {
   type SessionEnd,
   sessionEndWatchers,
 } from "./middleware.ts";
-import { classifyEra, type Registry } from "./registry.ts";
+import { type Registry, statelessMeta } from "./registry.ts";
 import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
 import * as s from "./schema.ts";
 import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
@@ -439,9 +439,10 @@ export class Engine {
       } else if (era !== undefined) {
         reply = this.#stateless(message, exchange, era.version, era);
       } else {
-        const claim = classifyEra(message);
-        reply = claim.era === "stateless"
-          ? this.#stateless(message, exchange, claim.version)
+        // classifyEra's decision, with no claim object per message.
+        const meta = statelessMeta(message);
+        reply = meta
+          ? this.#stateless(message, exchange, meta[MetaKey.protocolVersion])
           : this.#legacy(message, exchange);
       }
       if (isThenable(reply)) return this.#answerLater(reply, mark, message);
@@ -466,9 +467,7 @@ export class Engine {
         exchange.session?.resolve(message);
         return NO_REPLY_YET;
       }
-      const stateless = era === undefined
-        ? classifyEra(message).era === "stateless"
-        : era !== "legacy";
+      const stateless = era === undefined ? statelessMeta(message) !== undefined : era !== "legacy";
       const handled = this.#middleware
         ? this.#notificationThrough(message, exchange, stateless)
         : this.#notification(message, exchange, stateless);
@@ -912,14 +911,12 @@ export class Engine {
     const { session } = exchange;
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
     session?.track(request.id, cancellation);
-    const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector({}) : undefined;
-    const emit = emitter(exchange);
+    const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector() : undefined;
     const frame = statelessFrame(
       this.server,
       dialect,
       request,
       exchange,
-      emit,
       cancellation,
       inputs,
       starter?.hooks,
@@ -930,10 +927,10 @@ export class Engine {
       let outcome: Awaitable<Record<string, unknown> | undefined>;
       if (this.#middleware === undefined && starter === undefined) {
         // The common case, with no closure made per request.
-        outcome = this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+        outcome = this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
       } else {
         const serve = () =>
-          this.#serveStateless(request, dialect, frame, emit, cancellation, inputs);
+          this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
         // A call that may become a task is answered with the task once it is one.
         const served = starter ? () => starter.settle(serve) : serve;
         outcome = this.#middleware
@@ -1001,7 +998,7 @@ export class Engine {
     request: JsonRpcRequest,
     dialect: Dialect,
     frame: Frame,
-    emit: (message: JsonRpcMessage) => Promise<void>,
+    exchange: Exchange,
     cancellation: Cancellation,
     inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
@@ -1029,7 +1026,7 @@ export class Engine {
     }
     if (request.method === "subscriptions/listen") {
       const clientInfo = frame.context.clientInfo as Implementation;
-      return this.#listen(request, dialect, frame, emit, cancellation, clientInfo);
+      return this.#listen(request, dialect, frame, emitter(exchange), cancellation, clientInfo);
     }
     if (!definition.init) {
       return dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);

@@ -139,24 +139,6 @@ export class EngineFrameContext implements FrameContext {
   }
 }
 
-/** A stateless request's own assigns: a copy of the middleware's, made on first read. */
-export class RequestAssigns {
-  #source: Readonly<Record<string, unknown>> | undefined;
-  #value: Record<string, unknown> | undefined;
-
-  constructor(source: Readonly<Record<string, unknown>> | undefined) {
-    this.#source = source;
-  }
-
-  /** The assigns. */
-  get value(): Record<string, unknown> {
-    return this.#value ??= { ...this.#source };
-  }
-  set value(value: Record<string, unknown>) {
-    this.#value = value;
-  }
-}
-
 /** Hooks the engine gives a frame; not part of the public API. */
 export interface FrameScope {
   /** The request's read-only facts. */
@@ -196,22 +178,17 @@ export interface FrameScope {
  * retry, missing ones are gathered and the handler is parked.
  */
 export class InputCollector {
-  /** Answers by key: those of earlier rounds plus this retry's. */
-  readonly answers: Record<string, unknown>;
-  // Made on first use: most requests never ask for input.
+  // Made on first use: most requests never ask for input, and carry no answers.
+  #answers: Record<string, unknown> | undefined;
   #used: Set<string> | undefined;
   #pending: Map<string, { method: string; params: Record<string, unknown> }> | undefined;
   #requested: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
   #wake: (() => void) | undefined;
 
-  /**
-   * Creates the instance.
-   *
-   * @param answers The answers known to this round.
-   */
-  constructor(answers: Record<string, unknown>) {
-    this.answers = answers;
+  /** Answers by key: those of earlier rounds plus this retry's. */
+  get answers(): Record<string, unknown> {
+    return this.#answers ??= {};
   }
 
   /** Keys whose answers the handler used this round. */

@@ -43,17 +43,24 @@ export type EraClaim = { era: "legacy" } | { era: "stateless"; version: unknown 
  * ```
  */
 export function classifyEra(request: Omit<JsonRpcRequest, "id"> & { id?: unknown }): EraClaim {
+  const meta = statelessMeta(request);
+  return meta ? { era: "stateless", version: meta[MetaKey.protocolVersion] } : { era: "legacy" };
+}
+
+/**
+ * The `_meta` of a message that claims a stateless version (what
+ * {@link classifyEra} tests), else `undefined`: for the engine, which reads
+ * the version from it with no claim object per message. Not exported by
+ * `@anubis/core/engine`.
+ */
+export function statelessMeta(
+  request: Omit<JsonRpcRequest, "id"> & { id?: unknown },
+): Record<string, unknown> | undefined {
   const meta = request.params?._meta;
-  if (
-    typeof meta === "object" && meta !== null && !Array.isArray(meta) &&
-    MetaKey.protocolVersion in meta
-  ) {
-    return {
-      era: "stateless",
-      version: (meta as Record<string, unknown>)[MetaKey.protocolVersion],
-    };
-  }
-  return { era: "legacy" };
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta) &&
+      MetaKey.protocolVersion in meta
+    ? meta as Record<string, unknown>
+    : undefined;
 }
 
 /**
@@ -121,7 +128,12 @@ export class Registry {
    * ```
    */
   get(version: unknown): Dialect | undefined {
-    return typeof version === "string" ? this.#dialects.get(version) : undefined;
+    if (typeof version !== "string") return undefined;
+    // A scan of the few dialects, not a map probe: a version read from a
+    // message is a new string each time, and hashing it for the probe costs
+    // more than comparing it with each version.
+    for (const dialect of this.#sorted) if (dialect.version === version) return dialect;
+    return undefined;
   }
 
   /**

@@ -208,8 +208,11 @@ function schema<T>(kind: string, check: Schema<T>["check"]): Schema<T> {
  * ```
  */
 export function unknown(): Schema<unknown> {
-  return schema("unknown", () => {});
+  return schema("unknown", acceptAnything);
 }
+
+/** {@link unknown}'s check: what has it is skipped where it is known to accept anything. */
+function acceptAnything(): void {}
 
 /**
  * Options of {@link string}.
@@ -446,11 +449,14 @@ export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[
  * ```
  */
 export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
+  // Values of any kind need no walk over the keys (`arguments`, capabilities).
+  const anyValue = value.check === acceptAnything;
   return schema("record", (input, path, issues) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       issues.push({ path, message: `expected an object, got ${describe(input)}` });
       return;
     }
+    if (anyValue) return;
     for (const key in input) {
       checkAt(value, (input as Record<string, unknown>)[key], path, key, issues);
     }
@@ -563,6 +569,8 @@ export interface ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>> {
 function objectSchema<S extends Shape>(shape: S, strict: boolean): ObjectSchema<S> {
   const keys = Object.keys(shape);
   const properties = Object.values(shape);
+  // A property of any kind needs no check beyond its presence (a `_meta` checked apart).
+  const checked = properties.map((property) => property.check !== acceptAnything);
   return {
     kind: "object",
     shape,
@@ -578,7 +586,7 @@ function objectSchema<S extends Shape>(shape: S, strict: boolean): ObjectSchema<
         const v = input[key];
         if (v === undefined && !(property as Partial<OptionalSchema<unknown>>).optional) {
           issues.push({ path: [...path, key], message: "is required" });
-        } else {
+        } else if (checked[i]) {
           checkAt(property, v, path, key, issues);
         }
       }

@@ -7,7 +7,7 @@
 
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Frame } from "./frame.ts";
-import { andThen } from "./awaitable.ts";
+import { andThen, isThenable } from "./awaitable.ts";
 import {
   compileValidator,
   defaultsFiller,
@@ -222,18 +222,33 @@ export async function listTools(route: Route): Promise<Record<string, unknown>> 
  * answers at once costs no promise here.
  */
 export function callTool(route: Route): Awaitable<Record<string, unknown>> {
-  return andThen(visibleTools(route.server, route.frame), (tools) => {
-    const name = route.params.name as string;
-    const tool = tools.get(name);
-    if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
-    const validated = compile(tool).validateInput(route.params.arguments ?? {});
-    return andThen(validated, (input) => runTool(route, tool, input));
-  });
+  const tools = visibleTools(route.server, route.frame);
+  // No closure per call while the tool list is there at once (no `serverTools`).
+  return isThenable(tools)
+    ? Promise.resolve(tools).then((visible) => callVisible(route, visible))
+    : callVisible(route, tools);
+}
+
+/** {@link callTool} once the tools the caller sees are known. */
+function callVisible(
+  route: Route,
+  tools: ReadonlyMap<string, ToolDefinition<never>>,
+): Awaitable<Record<string, unknown>> {
+  const name = route.params.name as string;
+  const tool = tools.get(name);
+  if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
+  // Looked up once for the input and the output checks.
+  const compiled = compile(tool);
+  const input = compiled.validateInput(route.params.arguments ?? {});
+  return isThenable(input)
+    ? Promise.resolve(input).then((checked) => runTool(route, tool, compiled, checked))
+    : runTool(route, tool, compiled, input);
 }
 
 function runTool(
   route: Route,
   tool: ToolDefinition<never>,
+  compiled: CompiledTool,
   input: Validation,
 ): Awaitable<Record<string, unknown>> {
   const { server, frame, dialect } = route;
@@ -260,8 +275,8 @@ function runTool(
     return toolFailure(error);
   }
   return result instanceof Promise
-    ? result.then((value) => checkOutput(tool, value), toolFailure)
-    : checkOutput(tool, result);
+    ? result.then((value) => checkOutput(tool, compiled, value), toolFailure)
+    : checkOutput(tool, compiled, result);
 }
 
 /** Runs a tool's handler, or the server's `handleToolCall` for a tool without one. */
@@ -286,9 +301,9 @@ function toolFailure(error: unknown): CallToolResult {
 /** Checks a tool's result against its `outputSchema`, when it declares one. */
 function checkOutput(
   tool: ToolDefinition<never>,
+  { validateOutput }: CompiledTool,
   result: CallToolResult,
 ): Awaitable<Record<string, unknown>> {
-  const { validateOutput } = compile(tool);
   if (!validateOutput || result.isError) return result;
   const name = tool.name;
   if (result.structuredContent === undefined) {

@@ -32,7 +32,7 @@ export * from "../batch.ts";
 export { type Era, LOG_LEVELS } from "../types.ts";
 export * from "../meta.ts";
 export * from "../dialect.ts";
-export * from "../registry.ts";
+export { classifyEra, type EraClaim, Registry } from "../registry.ts";
 export {
   compileValidator,
   isStandardSchema,

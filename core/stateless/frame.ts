@@ -8,15 +8,10 @@
 import type { Cancellation } from "../cancellation.ts";
 import type { Dialect } from "../dialect.ts";
 import type { Exchange } from "../exchange.ts";
-import {
-  EngineFrameContext,
-  Frame,
-  type FrameScope,
-  type InputCollector,
-  RequestAssigns,
-} from "../frame.ts";
+import { EngineFrameContext, Frame, type FrameScope, type InputCollector } from "../frame.ts";
 import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
+import type { Notifier } from "../notifier.ts";
 import type { McpServer } from "../server.ts";
 import type { ClientCapabilities, Implementation } from "../types.ts";
 
@@ -32,7 +27,6 @@ export function statelessFrame(
   dialect: Dialect,
   request: JsonRpcRequest,
   exchange: Exchange,
-  emit: (message: JsonRpcMessage) => Promise<void>,
   cancellation: Cancellation,
   inputs: InputCollector | undefined,
   task?: TaskHooks,
@@ -51,15 +45,70 @@ export function statelessFrame(
     exchange,
     cancellation,
   );
-  return new Frame({
-    context,
-    dialect,
-    notify: server.notify,
-    assigns: new RequestAssigns(exchange.assigns),
-    emit,
-    canLog: server.capabilities.logging !== undefined,
-    inputs,
-    request: task?.request,
-    startTask: task?.startTask,
-  });
+  return new Frame(new StatelessScope(context, dialect, server, exchange, inputs, task));
+}
+
+const SENT: Promise<void> = Promise.resolve();
+
+/**
+ * A stateless frame's scope, one object per request: it also holds the
+ * request's own assigns (a copy of the middleware's, made on first read) and
+ * sends through the exchange's `emit` only when something is sent, so a
+ * request costs no assigns holder and no send closure of its own. What is
+ * seldom read (the notifier, the logging capability) is read through the server.
+ */
+class StatelessScope implements FrameScope {
+  readonly context: EngineFrameContext;
+  readonly dialect: Dialect;
+  readonly inputs: InputCollector | undefined;
+  readonly request: TaskHooks["request"];
+  // Cleared once used: one task per request (`Frame.runAsTask`).
+  startTask: TaskHooks["startTask"];
+  readonly #server: McpServer;
+  readonly #exchange: Exchange;
+  #assigns: Record<string, unknown> | undefined;
+
+  constructor(
+    context: EngineFrameContext,
+    dialect: Dialect,
+    server: McpServer,
+    exchange: Exchange,
+    inputs: InputCollector | undefined,
+    task: TaskHooks | undefined,
+  ) {
+    this.context = context;
+    this.dialect = dialect;
+    this.inputs = inputs;
+    this.request = task?.request;
+    this.startTask = task?.startTask;
+    this.#server = server;
+    this.#exchange = exchange;
+  }
+
+  get notify(): Notifier {
+    return this.#server.notify;
+  }
+
+  get canLog(): boolean {
+    return this.#server.capabilities.logging !== undefined;
+  }
+
+  /** The holder of the assigns is the scope itself. */
+  get assigns(): { value: Record<string, unknown> } {
+    return this;
+  }
+
+  /** The request's assigns: the middleware's (the context's), copied on first read. */
+  get value(): Record<string, unknown> {
+    return this.#assigns ??= { ...this.context.assigns };
+  }
+  set value(value: Record<string, unknown>) {
+    this.#assigns = value;
+  }
+
+  /** Sends to the exchange (nowhere when it has no `emit`, as for a task's frame). */
+  emit(message: JsonRpcMessage): Promise<void> {
+    const emit = this.#exchange.emit;
+    return emit ? Promise.resolve(emit(message)) : SENT;
+  }
 }

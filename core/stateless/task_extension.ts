@@ -326,9 +326,8 @@ export class TaskStarter {
         headers: exchange.headers,
         assigns: exchange.assigns,
         authInfo: exchange.authInfo,
+        // No emit: progress and logs have no stream in a task.
       },
-      // Progress and logs have no stream in a task.
-      () => Promise.resolve(),
       cancellation,
       undefined,
       { request: (method, params, signal) => inputs.ask(method, params, signal) },
