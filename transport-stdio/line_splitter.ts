@@ -19,7 +19,7 @@ export type Line = { bytes: Uint8Array } | { text: string } | { tooLong: number 
 
 // A byte order mark is kept: a line that starts with one is not JSON text (-32700),
 // as on HTTP.
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Splits chunks on `\n` (a trailing `\r` is removed). A line longer than
@@ -112,11 +112,12 @@ export class LineSplitter {
       const body = chunk.subarray(start, last + 1);
       let text: string | undefined;
       if (body.length <= this.#maxLineBytes) {
-        try {
-          text = utf8.decode(body);
-        } catch {
-          // Invalid UTF-8: each line is decoded (and answered) on its own.
-        }
+        // The lenient decoder is about five times faster than the fatal one
+        // on a chunk of ASCII lines. Invalid UTF-8 shows in its text as
+        // U+FFFD: then (or for a U+FFFD the client sent) each line is decoded,
+        // and answered, on its own.
+        const decoded = lenient.decode(body);
+        if (!decoded.includes("\uFFFD")) text = decoded;
       }
       if (text === undefined) {
         for (const line of this.push(body)) lines.push(line);

@@ -35,6 +35,13 @@ Deno.test("pushText: invalid UTF-8 leaves every line of the chunk as bytes, judg
   assert.deepEqual([...(lines[1] as { bytes: Uint8Array }).bytes], [0xff, 0xfe]);
 });
 
+Deno.test("pushText: a U+FFFD the client sent is valid UTF-8: its lines decode as before", () => {
+  const splitter = new LineSplitter(1024);
+  const lines = splitter.pushText(bytes('{"a":"\ufffd"}\n{"b":2}\n'));
+  // Decoded line by line (the chunk's text cannot tell it from invalid UTF-8), to the same text.
+  assert.deepEqual(show(lines), [{ bytes: '{"a":"\ufffd"}' }, { bytes: '{"b":2}' }]);
+});
+
 Deno.test("pushText: a line over the limit is reported, the next one is served", () => {
   const splitter = new LineSplitter(8);
   assert.deepEqual(show(splitter.pushText(bytes('"0123456789"\n{}\n'))), [
