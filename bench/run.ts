@@ -401,7 +401,8 @@ async function stdioTables(): Promise<Table[]> {
         "servers in turn (a fresh process each). Stateless (2026-07-28) calls, except the " +
         "2025-11-25 row: calls in one session opened first. CPU per round trip is the " +
         "child's, from /proc; its event loop busy is its busiest thread's CPU over the wall " +
-        "time, and the client is this bench process (its own CPU, one core). When neither " +
+        "time, and the client is this bench process (its own CPU, one core), pinned to one " +
+        "core and the child to the other (taskset, on two cores or more). When neither " +
         "side is near 100%, the rate is the round trip's (pipes, both loops taking turns), " +
         "and the CPU ratio is the server's figure. The raw line echo parses each line and " +
         "answers a fixed result, one write per chunk read.",

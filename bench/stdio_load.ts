@@ -24,6 +24,38 @@ export type StdioEra = "stateless" | "legacy";
 const START_BOUND_MS = 60_000;
 
 /**
+ * The cores a stdio run pins its two sides to, when `taskset` runs and the
+ * machine has two cores or more: the server on one, this process (the client)
+ * on another. Left to the scheduler, the two sides of a ping-pong sometimes
+ * share a core and sometimes not, and the same server's rate moved by a
+ * third between rounds; pinned, it moves by a few percent.
+ */
+const PINNED = await pinnedCores();
+
+async function pinnedCores(): Promise<{ client: string; server: string; all: string } | undefined> {
+  if (navigator.hardwareConcurrency < 2) return undefined;
+  try {
+    const { success, stdout } = await new Deno.Command("taskset", {
+      args: ["-c", "-p", String(Deno.pid)],
+      stderr: "null",
+    }).output();
+    // "pid 123's current affinity list: 0,1"
+    const all = new TextDecoder().decode(stdout).trim().split(": ").at(-1);
+    return success && all ? { client: "0", server: "1", all } : undefined;
+  } catch {
+    return undefined; // no taskset
+  }
+}
+
+async function pinSelf(cores: string): Promise<void> {
+  await new Deno.Command("taskset", {
+    args: ["-a", "-c", "-p", cores, String(Deno.pid)],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+}
+
+/**
  * Runs `deno <args>` as a stdio server and measures round trips.
  *
  * @param args The arguments after `deno`.
@@ -36,8 +68,23 @@ export async function loadStdio(
   shape: LoadShape,
   era: StdioEra = "stateless",
 ): Promise<Measurement> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
+  if (!PINNED) return await roundTrips(args, shape, era);
+  await pinSelf(PINNED.client);
+  try {
+    return await roundTrips(args, shape, era);
+  } finally {
+    await pinSelf(PINNED.all);
+  }
+}
+
+async function roundTrips(
+  args: string[],
+  shape: LoadShape,
+  era: StdioEra,
+): Promise<Measurement> {
+  const child = new Deno.Command(PINNED ? "taskset" : Deno.execPath(), {
+    // taskset execs deno: the child's pid is the server's.
+    args: PINNED ? ["-c", PINNED.server, Deno.execPath(), ...args] : args,
     cwd: ROOT,
     stdin: "piped",
     stdout: "piped",
