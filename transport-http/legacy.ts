@@ -25,7 +25,7 @@ import {
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
-import { respond } from "./respond.ts";
+import { joinControls, respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
 import type { SessionEntry } from "./session_entry.ts";
 import type { SessionTable } from "./session_table.ts";
@@ -280,19 +280,22 @@ export class LegacyEndpoint {
       // A response may answer a request another instance sent.
       if ("method" in message) {
         return this.#engine.handle(message, exchange, "legacy").then(() =>
-          this.#acceptedAfterPersist(found)
+          this.#afterSave(found, accepted())
         );
       }
       this.#sessions.answer(found, message);
-      return Promise.resolve(this.#acceptedAfterPersist(found));
+      return Promise.resolve(this.#afterSave(found, accepted()));
     }
     return this.#call(found, message, exchange);
   }
 
-  /** The 202 of a notification or a response, once the session's record is saved (if it changed). */
-  #acceptedAfterPersist(found: SessionEntry): Response | Promise<Response> {
-    if (!this.#sessions.saves(found)) return accepted();
-    return this.#persist(found).then(accepted);
+  /**
+   * `value` once the session's record is saved: at once, with no promise,
+   * when there is nothing to save (no session store).
+   */
+  #afterSave<T>(found: SessionEntry, value: T): T | Promise<T> {
+    if (!this.#sessions.saves(found)) return value;
+    return this.#persist(found).then(() => value);
   }
 
   /** Answers a request of a found session (JSON, or SSE once it emits). */
@@ -303,14 +306,9 @@ export class LegacyEndpoint {
     // which waits on a save only when there is a session store.
     return respond((controls) => {
       try {
-        exchange.emit = controls.emit;
-        exchange.lazySignal = controls.lazySignal;
-        if (controls.closeStream) exchange.closeStream = controls.closeStream;
-        return this.#engine.handle(message, exchange, "legacy").then((reply) => {
-          const outcome = reply && { body: reply.message, status: reply.status };
-          if (!this.#sessions.saves(found)) return outcome;
-          return this.#persist(found).then(() => outcome);
-        });
+        return this.#engine.handle(message, joinControls(exchange, controls), "legacy").then(
+          (reply) => this.#afterSave(found, reply && { body: reply.message, status: reply.status }),
+        );
       } catch (error) {
         return Promise.reject(error);
       }

@@ -8,7 +8,7 @@
  */
 
 import { ErrorCode, logger } from "@anubis/core";
-import type { JsonRpcMessage } from "@anubis/core/engine";
+import type { Exchange, JsonRpcMessage } from "@anubis/core/engine";
 import { encodeForHttp, notSent } from "./outbound.ts";
 import { errorResponseOf, jsonTextResponse } from "./responses.ts";
 import { encodeSseMessage } from "./sse.ts";
@@ -116,9 +116,35 @@ export interface ResponseControls {
 }
 
 /**
+ * Gives a request's own exchange the controls of its answer: assigned, not
+ * spread into a copy, since the transport makes the exchange per request.
+ *
+ * @param exchange The request's exchange.
+ * @param controls The controls {@link respond} gave the work.
+ * @returns The exchange.
+ *
+ * @example
+ * ```ts
+ * import { joinControls } from "./respond.ts";
+ * import assert from "node:assert/strict";
+ * const controls = { emit: () => Promise.resolve(), lazySignal: () => AbortSignal.abort() };
+ * const exchange = joinControls({ transport: "http" }, controls);
+ * assert.equal(exchange.emit, controls.emit);
+ * assert.equal(exchange.lazySignal, controls.lazySignal);
+ * assert.equal("closeStream" in exchange, false); // only for recorded streams
+ * ```
+ */
+export function joinControls(exchange: Exchange, controls: ResponseControls): Exchange {
+  exchange.emit = controls.emit;
+  exchange.lazySignal = controls.lazySignal;
+  if (controls.closeStream) exchange.closeStream = controls.closeStream;
+  return exchange;
+}
+
+/**
  * Runs a request's work and answers it.
  *
- * @param run The work; gets the {@link ResponseControls} to spread into its exchange.
+ * @param run The work; gets the {@link ResponseControls} for its exchange (see {@link joinControls}).
  * @param options Streaming, recording and cancellation.
  * @returns The response: JSON, SSE, or `202` when the work had nothing to say.
  *

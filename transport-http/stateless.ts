@@ -17,7 +17,13 @@ import {
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
-import { type Cancelable, type Outcome, respond, type ResponseControls } from "./respond.ts";
+import {
+  type Cancelable,
+  joinControls,
+  type Outcome,
+  respond,
+  type ResponseControls,
+} from "./respond.ts";
 import { accepted, errorResponseOf } from "./responses.ts";
 
 /**
@@ -252,11 +258,7 @@ export class StatelessEndpoint {
     // Not async either: the answer is the engine's reply mapped by one
     // continuation (a listen stream's release runs as it ends).
     const served = (controls: ResponseControls): Promise<Outcome> => {
-      // The request's own exchange takes the controls (no copy).
-      exchange.emit = controls.emit;
-      exchange.lazySignal = controls.lazySignal;
-      if (controls.closeStream) exchange.closeStream = controls.closeStream;
-      const handled = engine.handle(message, exchange, dialect);
+      const handled = engine.handle(message, joinControls(exchange, controls), dialect);
       const outcome = (reply: Reply | undefined) => this.#outcome(reply, message.id);
       return release ? handled.finally(release).then(outcome) : handled.then(outcome);
     };
