@@ -7,14 +7,7 @@
  */
 
 import type { LoadShape, Measurement } from "./measurement.ts";
-import {
-  busiestThreadShare,
-  cpuMicros,
-  ROOT,
-  threadMicros,
-  ticksToMicros,
-  track,
-} from "./process.ts";
+import { cpuMicros, ROOT, ticksToMicros, track, watchBusiestThread } from "./process.ts";
 import { legacyInitialize, legacyInitialized, type WireRequest } from "./wire.ts";
 
 const LUA_DIR = `${ROOT}bench/lua`;
@@ -169,13 +162,11 @@ export async function loadSessionCreationFromNode(
   const warmup = Math.max(1, shape.warmupSeconds);
   let started = 0;
   let cpuBefore = 0;
-  let threadsBefore = new Map<string, number>();
-  let measuredFrom = 0;
+  let busiestThread: (() => number) | undefined;
   const measuring = () => {
     if (started++ !== 0 || serverPid === undefined) return;
     cpuBefore = cpuMicros(serverPid);
-    threadsBefore = threadMicros(serverPid);
-    measuredFrom = performance.now();
+    busiestThread = watchBusiestThread(serverPid);
   };
   const script = `${ROOT}bench/clients/sessions_client.mjs`;
   const args = (loops: number) => [
@@ -211,11 +202,7 @@ export async function loadSessionCreationFromNode(
     }),
   );
   const serverCpu = serverPid === undefined ? undefined : cpuMicros(serverPid) - cpuBefore;
-  const serverThreadShare = serverPid === undefined ? undefined : busiestThreadShare(
-    threadsBefore,
-    threadMicros(serverPid),
-    (performance.now() - measuredFrom) / 1000,
-  );
+  const serverThreadShare = busiestThread?.();
   const sum = (key: string) => runs.reduce((total, run) => total + (run[key] ?? 0), 0);
   const seconds = shape.seconds;
   return {

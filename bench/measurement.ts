@@ -34,7 +34,7 @@ export interface Measurement {
   clientCores?: number;
   /**
    * How busy the server's busiest thread (its event loop) was over the run:
-   * CPU time over wall time, 1 = on a core all along (see `busiestThreadShare`).
+   * CPU time over wall time, 1 = on a core all along (see `watchBusiestThread`).
    */
   serverThreadShare?: number;
   /** Responses whose body was checked (absent when bodies were not checked). */

@@ -190,15 +190,8 @@ export function cpuMicros(pid: number): number {
   return total * TICK_US;
 }
 
-/**
- * CPU time so far of every thread of a process tree, user plus system, keyed
- * `pid/tid` (`/proc/PID/task/TID/stat`): what {@link busiestThreadShare}
- * compares two of.
- *
- * @param pid The root of the process tree.
- * @returns Microseconds per thread.
- */
-export function threadMicros(pid: number): Map<string, number> {
+/** CPU time so far of every thread of a process tree, in microseconds, keyed `pid/tid`. */
+function threadMicros(pid: number): Map<string, number> {
   const threads = new Map<string, number>();
   for (const id of processTree(pid).keys()) {
     try {
@@ -214,27 +207,28 @@ export function threadMicros(pid: number): Map<string, number> {
 }
 
 /**
- * How busy a server's busiest thread was between two {@link threadMicros}
- * snapshots: its CPU time over the wall time (1 = on a core all along). A
- * JavaScript server answers on one thread (its event loop; V8's helpers and
- * the runtime's I/O threads do not carry requests), so near 1 the server
- * cannot answer faster and its rate is its own, however busy the client was.
+ * Starts watching how busy a server's busiest thread is: the function
+ * returned gives that thread's CPU time since the start over the wall time
+ * (1 = on a core all along), from `/proc/PID/task/TID/stat` over the process
+ * tree. A JavaScript server answers on one thread (its event loop; V8's
+ * helpers and the runtime's I/O threads do not carry requests), so near 1 the
+ * server cannot answer faster and its rate is its own, however busy the
+ * client was.
  *
- * @param before The snapshot at the start.
- * @param after The snapshot at the end.
- * @param seconds Wall seconds between them.
- * @returns The share, from 0.
+ * @param pid The root of the server's process tree.
+ * @returns Reads the share so far.
  */
-export function busiestThreadShare(
-  before: Map<string, number>,
-  after: Map<string, number>,
-  seconds: number,
-): number {
-  let busiest = 0;
-  for (const [thread, micros] of after) {
-    busiest = Math.max(busiest, micros - (before.get(thread) ?? 0));
-  }
-  return busiest / (seconds * 1e6);
+export function watchBusiestThread(pid: number): () => number {
+  const before = threadMicros(pid);
+  const started = performance.now();
+  return () => {
+    const seconds = (performance.now() - started) / 1000;
+    let busiest = 0;
+    for (const [thread, micros] of threadMicros(pid)) {
+      busiest = Math.max(busiest, micros - (before.get(thread) ?? 0));
+    }
+    return busiest / (seconds * 1e6);
+  };
 }
 
 /**

@@ -22,13 +22,12 @@ import {
 import { buildNodeServers, nodeVersion } from "./node.ts";
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
 import {
-  busiestThreadShare,
   cpuMicros,
   endAll,
   ROOT,
   type RunningServer,
   startServer,
-  threadMicros,
+  watchBusiestThread,
 } from "./process.ts";
 import {
   badBodies,
@@ -135,16 +134,11 @@ async function compare(
         try {
           const pid = entry.server!.pid;
           const cpuBefore = cpuMicros(pid);
-          const threadsBefore = threadMicros(pid);
-          const started = performance.now();
+          const busiestThread = watchBusiestThread(pid);
           const result = await entry.run({ ...http, warmupSeconds: 0 });
           // A runner that reads the server's CPU over its own window keeps its figures.
           result.cpuUsPerRequest ??= (cpuMicros(pid) - cpuBefore) / result.requests;
-          result.serverThreadShare ??= busiestThreadShare(
-            threadsBefore,
-            threadMicros(pid),
-            (performance.now() - started) / 1000,
-          );
+          result.serverThreadShare ??= busiestThread();
           if (!entry.row.result || result.rps > entry.row.result.rps) {
             Object.assign(entry.row, errorNote(result));
           }

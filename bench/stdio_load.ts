@@ -14,7 +14,7 @@
 
 import { type LoadShape, type Measurement, percentileOf } from "./measurement.ts";
 import { cpuUsage } from "node:process";
-import { busiestThreadShare, cpuMicros, endProcess, ROOT, threadMicros, track } from "./process.ts";
+import { cpuMicros, endProcess, ROOT, track, watchBusiestThread } from "./process.ts";
 import { LEGACY_VERSION, legacyCall, legacyInitialize, statelessCall } from "./wire.ts";
 
 /** The era of the calls sent: stateless `_meta` calls, or calls in one legacy session. */
@@ -176,7 +176,7 @@ async function roundTrips(
   clearTimeout(startBound);
   await new Promise((resolve) => setTimeout(resolve, warmupMs));
   const cpuStart = cpuMicros(child.pid);
-  const threadsStart = threadMicros(child.pid);
+  const busiestThread = watchBusiestThread(child.pid);
   const clientStart = cpuUsage();
   measuring = true;
   measureStart = performance.now();
@@ -186,7 +186,7 @@ async function roundTrips(
   const cpu = cpuMicros(child.pid) - cpuStart;
   const client = cpuUsage(clientStart);
   const seconds = (measureEnd - measureStart) / 1000;
-  const serverThreadShare = busiestThreadShare(threadsStart, threadMicros(child.pid), seconds);
+  const serverThreadShare = busiestThread();
   stopping = true;
   await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, 5000))]);
   await writer.close().catch(() => {});
