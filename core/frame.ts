@@ -2,7 +2,8 @@
  * The `Frame`: what every handler receives. User data in `assigns`, the
  * read-only `context` of the request, and request-scoped helpers that work in
  * both eras. Also the engine's side of it (not exported): the context class
- * whose signal is made on first read, and a stateless request's own assigns.
+ * whose signal is made on first read, and the input collector of a request
+ * that may ask the client for input.
  *
  * @module
  */
