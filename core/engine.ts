@@ -426,6 +426,44 @@ export class Engine {
     exchange: Exchange,
     era?: Dialect | "legacy",
   ): Promise<Reply | undefined> {
+    const reply = this.handleNow(message, exchange, era);
+    return isThenable(reply) ? reply : Promise.resolve(reply);
+  }
+
+  /**
+   * {@link handle}, but a request served at once is answered at once: the
+   * reply itself, not a promise of it, so a transport that serves messages
+   * one after another (stdio) can queue every answer of a read before its
+   * next read, and makes no promise per message. A request whose serving
+   * waits, a notification and a response give a promise, as from `handle`.
+   * Never throws.
+   *
+   * @param message The decoded message.
+   * @param exchange Its surroundings.
+   * @param era As for {@link handle}.
+   * @returns The reply (or `undefined`), or a promise of it.
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * import { Engine, Registry } from "@anubis/core/engine";
+   * import assert from "node:assert/strict";
+   * const server = defineServer({ name: "s", version: "1.0.0" });
+   * const engine = new Engine(server, { registry: new Registry() });
+   * const exchange = { transport: "stdio", session: engine.createSession({ transport: "stdio" }) };
+   * const pong = engine.handleNow({ jsonrpc: "2.0", id: 1, method: "ping" }, exchange);
+   * assert.deepEqual(pong, { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 });
+   * const note = engine.handleNow({ jsonrpc: "2.0", method: "notifications/initialized" }, exchange);
+   * assert(note instanceof Promise);
+   * assert.equal(await note, undefined);
+   * engine.close();
+   * ```
+   */
+  handleNow(
+    message: JsonRpcMessage,
+    exchange: Exchange,
+    era?: Dialect | "legacy",
+  ): Awaitable<Reply | undefined> {
     if (!("method" in message) || !("id" in message)) {
       return this.#unanswered(message, exchange, era);
     }
@@ -449,10 +487,10 @@ export class Engine {
       // Changes raised while it ran reach the other instances' stored
       // streams before this answer leaves (nothing to wait for without a bus).
       const recorded = this.server.notify.recorded(mark);
-      if (recorded === undefined) return Promise.resolve(reply);
+      if (recorded === undefined) return reply;
       return recorded.then(() => reply, (error) => this.#failure(error, message));
     } catch (error) {
-      return Promise.resolve(this.#failure(error, message));
+      return this.#failure(error, message);
     }
   }
 
