@@ -14,6 +14,20 @@ import {
 
 const encoder = new TextEncoder();
 const DONE: Promise<void> = Promise.resolve();
+/** A promise and its resolve (`Promise.withResolvers` is not in Node 20). */
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** The reused buffer's size: about a pipe's capacity; longer writes get their own. */
+const REUSED_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Options of {@link LineWriter}.
@@ -35,6 +49,14 @@ export interface LineWriterOptions {
    * `-32603` error for its id, anything else was dropped.
    */
   onUnencodable?: (problem: UnencodableMessage) => void;
+  /**
+   * Whether the stream is done with each chunk once its write settles, as the
+   * process's stdout on Deno is (default `false`): then every write is
+   * encoded into one reused buffer, instead of a new one per write. A stream
+   * that keeps its chunks (a `TransformStream`'s writable side, a sink that
+   * queues them) must leave this off.
+   */
+  reusableChunks?: boolean;
 }
 
 /**
@@ -72,8 +94,13 @@ export class LineWriter {
   #highWaterMark: number;
   #onUnencodable: ((problem: UnencodableMessage) => void) | undefined;
   #flushing: Promise<void> | undefined;
-  #ready: { promise: Promise<void>; resolve: () => void } | undefined;
+  #ready: Deferred | undefined;
   #broken = false;
+  #corked = false;
+  /** The buffer every write is encoded into, when the stream lets chunks be reused. */
+  #chunk: Uint8Array | undefined;
+  /** Settles when the write that carries the messages queued while corked is done. */
+  #uncorked: Deferred | undefined;
 
   /**
    * Creates the instance.
@@ -85,6 +112,7 @@ export class LineWriter {
     this.#writer = writer;
     this.#highWaterMark = options.highWaterMark ?? 4 * 1024 * 1024;
     this.#onUnencodable = options.onUnencodable;
+    if (options.reusableChunks) this.#chunk = new Uint8Array(REUSED_CHUNK_BYTES);
   }
 
   /**
@@ -165,12 +193,7 @@ export class LineWriter {
    */
   get ready(): Promise<void> {
     if (!this.full) return DONE;
-    if (!this.#ready) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#ready = { promise, resolve };
-    }
-    return this.#ready.promise;
+    return (this.#ready ??= deferred()).promise;
   }
 
   /**
@@ -210,7 +233,70 @@ export class LineWriter {
     }
     this.#pending += text + "\n";
     this.#buffered += text.length + 1;
-    return this.#flushing ??= this.#flush();
+    if (this.#corked) return (this.#uncorked ??= deferred()).promise;
+    return this.#flushing ??= this.#flush(true);
+  }
+
+  /**
+   * Holds the messages written from now on until {@link LineWriter.uncork},
+   * which starts their write at once. A reader that answers the messages of
+   * one read at once writes them corked, so their answers leave before it
+   * reads again (uncorked, a write waits one microtask to gather a turn's
+   * messages).
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
+   * const chunks: string[] = [];
+   * const stream = new WritableStream<Uint8Array>({
+   *   write: (chunk) => void chunks.push(new TextDecoder().decode(chunk)),
+   * });
+   * const writer = new LineWriter(stream.getWriter());
+   * writer.cork();
+   * const sent = writer.write({ jsonrpc: "2.0", id: 1, result: {} });
+   * writer.write({ jsonrpc: "2.0", id: 2, result: {} });
+   * assert.equal(writer.buffered, 74);
+   * writer.uncork(); // both lines leave in one write, started now
+   * await sent;
+   * assert.deepEqual(chunks, [
+   *   '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n',
+   * ]);
+   * ```
+   */
+  cork(): void {
+    this.#corked = true;
+  }
+
+  /**
+   * Ends a {@link LineWriter.cork}: what it held starts to be written now,
+   * or right after the write in flight, if there is one.
+   *
+   * @example
+   * ```ts
+   * import { LineWriter } from "@anubis/transport-stdio";
+   * import assert from "node:assert/strict";
+   * let writes = 0;
+   * const stream = new WritableStream<Uint8Array>({ write: () => void writes++ });
+   * await new Promise((resolve) => setTimeout(resolve, 0)); // the stream has started
+   * const writer = new LineWriter(stream.getWriter());
+   * writer.cork();
+   * const sent = writer.write({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+   * await new Promise((resolve) => setTimeout(resolve, 0));
+   * assert.equal(writes, 0); // held
+   * writer.uncork();
+   * assert.equal(writes, 1); // handed to the stream at once
+   * await sent;
+   * ```
+   */
+  uncork(): void {
+    this.#corked = false;
+    const uncorked = this.#uncorked;
+    if (!uncorked) return;
+    this.#uncorked = undefined;
+    // A write in flight takes the held lines into its next write.
+    const flushing = this.#flushing ??= this.#flush(false);
+    flushing.then(uncorked.resolve);
   }
 
   /**
@@ -235,18 +321,18 @@ export class LineWriter {
    * ```
    */
   drained(): Promise<void> {
-    return this.#flushing ?? DONE;
+    return this.#uncorked?.promise ?? this.#flushing ?? DONE;
   }
 
-  async #flush(): Promise<void> {
+  async #flush(gather: boolean): Promise<void> {
     // One microtask first: the answers of requests read together finish in
     // the same turn, and leave in the same write.
-    await undefined;
+    if (gather) await undefined;
     try {
       while (this.#pending !== "") {
         const text = this.#pending;
         this.#pending = "";
-        await this.#writer.write(encoder.encode(text));
+        await this.#writer.write(this.#encode(text));
         this.#buffered -= text.length;
         if (this.#ready && !this.full) this.#wake();
       }
@@ -258,6 +344,16 @@ export class LineWriter {
     } finally {
       this.#flushing = undefined;
     }
+  }
+
+  /** The text as UTF-8: in the reused buffer when it fits (no allocation per write). */
+  #encode(text: string): Uint8Array {
+    const chunk = this.#chunk;
+    if (chunk !== undefined && text.length <= chunk.length) {
+      const { read, written } = encoder.encodeInto(text, chunk);
+      if (read === text.length) return chunk.subarray(0, written);
+    }
+    return encoder.encode(text);
   }
 
   #wake(): void {
