@@ -148,6 +148,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   const lines = new LineWriter(writer, {
     highWaterMark: options.highWaterMark,
     onUnencodable: reportUnencodable,
+    // Deno's stdout is done with a chunk once its write settles.
+    reusableChunks: !options.writable && "Deno" in globalThis,
   });
   const write = (message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> => lines.write(message);
   const session = engine.createSession({ transport: "stdio", onMessage: write });
@@ -185,9 +187,12 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     if (decoded.kind === "invalid" && isBlank(payload)) return;
     running++;
     if (decoded.kind === "request" && decoded.message.method !== "initialize") {
-      // The common case, without a suspended frame per message: the engine
-      // never rejects, and one shared callback writes every reply.
-      engine.handle(decoded.message, exchange).then(answered);
+      // The common case, without a suspended frame per message: a request
+      // served at once is answered at once; the engine never rejects, and one
+      // shared callback writes every reply.
+      const reply = engine.handleNow(decoded.message, exchange);
+      if (reply instanceof Promise) reply.then(answered);
+      else answered(reply);
       return;
     }
     serveDecoded(engine, decoded, session, exchange, write, finished, options);
@@ -198,6 +203,17 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
       if (reply) void write(reply.message);
     } finally {
       finished();
+    }
+  };
+  // The answers given at once to the lines of one read start to leave in one
+  // write before the next read is asked for (which saves the event loop a
+  // wake-up per read on a pipe).
+  const dispatchChunk = (chunk: Uint8Array) => {
+    lines.cork();
+    try {
+      for (const line of splitter.pushText(chunk)) dispatch(line);
+    } finally {
+      lines.uncork();
     }
   };
   // Input read while the output is full waits here (up to HELD_INPUT_BYTES),
@@ -227,15 +243,13 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
         heldBytes += next.value.byteLength;
       }
       if (options.signal?.aborted) break;
-      for (const chunk of held.splice(0)) {
-        for (const line of splitter.pushText(chunk)) dispatch(line);
-      }
+      for (const chunk of held.splice(0)) dispatchChunk(chunk);
       heldBytes = 0;
       if (ended || lines.full) continue;
       const { value, done } = await (ahead ?? reader.read());
       ahead = undefined;
       if (done) break;
-      for (const line of splitter.pushText(value)) dispatch(line);
+      dispatchChunk(value);
     }
   } catch {
     // A broken input ends serving like an end of input.

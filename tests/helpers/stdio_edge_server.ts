@@ -1,7 +1,8 @@
 /**
  * A server module for the stdio edge-case tests: it prints to the console at
  * top level and in a handler, returns results JSON cannot encode, asks the
- * client for input that never comes, and runs slow tools.
+ * client for input that never comes, runs slow tools, and answers texts of
+ * any length.
  *
  * @module
  */
@@ -104,6 +105,16 @@ export default defineServer({
         await sleep(500);
         return "slow done";
       },
+    },
+    {
+      name: "repeat",
+      description: "Answers its text repeated the given number of times",
+      inputSchema: {
+        type: "object",
+        properties: { text: { type: "string" }, times: { type: "integer" } },
+        required: ["text", "times"],
+      },
+      handler: ({ text, times }: { text: string; times: number }) => text.repeat(times),
     },
   ],
 });

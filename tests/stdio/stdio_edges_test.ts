@@ -157,3 +157,38 @@ Deno.test("stdio: cancelling a request that waits for the client cancels the ser
   // A cancelled request gets no response.
   assert.ok(!server.lines.some((l) => JSON.parse(l).id === 1), server.lines.join("\n"));
 });
+
+Deno.test("stdio: answers of every size and script leave whole, through the reused output buffer and past it", async () => {
+  const server = start(EDGES);
+  await open(server);
+  let id = 10;
+  // Each round is sent at once, and its answers checked before the next: the
+  // transport encodes a write of up to 64 Ki UTF-16 units into one reused
+  // buffer, and a longer one, or one whose UTF-8 does not fit, into its own.
+  const rounds: [string, number][][] = [
+    [["a", 3], ["é", 10], ["€", 1], ["😀", 7]], // fits
+    [["ü", 33 * 1024]], // fewer units than the buffer's bytes, more bytes
+    [["😀", 16 * 1024 - 30]], // surrogate pairs across the buffer's end
+    [["b", 200 * 1024], ["c", 2], ["ü", 5]], // longer than the buffer
+    [["a", 3], ["é", 10], ["€", 1], ["😀", 7]], // fits again: nothing left of the others
+  ];
+  for (const round of rounds) {
+    const first = id;
+    await server.send(
+      round.map(([text, times]) =>
+        line({
+          id: id++,
+          method: "tools/call",
+          params: { name: "repeat", arguments: { text, times } },
+        })
+      ).join(""),
+    );
+    for (const [i, [text, times]] of round.entries()) {
+      const answer = textOf(await server.next(byId(first + i)));
+      assert.equal(answer.length, text.length * times, `answer ${first + i}`);
+      assert.equal(answer, text.repeat(times), `answer ${first + i}`);
+    }
+  }
+  const { code, stderr } = await server.close();
+  assert.equal(code, 0, stderr);
+});
