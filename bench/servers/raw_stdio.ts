@@ -1,7 +1,8 @@
 /**
  * The stdio ceiling: reads newline-delimited JSON-RPC from stdin, parses
  * each line and writes a fixed `tools/call` result with the request's id.
- * Every line read in one chunk is answered in one write.
+ * Every line read in one chunk is answered in one write; on stdout, encoded
+ * into one reused buffer (as `serveStdio` does on Deno's stdout).
  *
  * @module
  */
@@ -11,6 +12,16 @@ const CALL_RESULT = JSON.stringify({
   resultType: "complete",
 });
 const encoder = new TextEncoder();
+const buffer = new Uint8Array(64 * 1024);
+
+/** The text as UTF-8, in the reused buffer when allowed and it fits (each write is awaited before the next). */
+function encode(text: string, reuse: boolean): Uint8Array {
+  if (reuse && text.length <= buffer.length) {
+    const { read, written } = encoder.encodeInto(text, buffer);
+    if (read === text.length) return buffer.subarray(0, written);
+  }
+  return encoder.encode(text);
+}
 
 /**
  * The ceiling's work on any pair of streams (stdin and stdout when run);
@@ -18,10 +29,13 @@ const encoder = new TextEncoder();
  *
  * @param readable Where the lines come from.
  * @param writable Where the answers go.
+ * @param reusableChunks Whether the stream is done with a chunk once its
+ * write settles (Deno's stdout), so one buffer is encoded into again and again.
  */
 export async function rawEcho(
   readable: ReadableStream<Uint8Array>,
   writable: WritableStream<Uint8Array>,
+  reusableChunks = false,
 ): Promise<void> {
   const writer = writable.getWriter();
   let buffered = "";
@@ -36,9 +50,9 @@ export async function rawEcho(
       if (message.id === undefined) continue;
       out += `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${CALL_RESULT}}\n`;
     }
-    if (out) await writer.write(encoder.encode(out));
+    if (out) await writer.write(encode(out, reusableChunks));
   }
   writer.releaseLock();
 }
 
-if (import.meta.main) await rawEcho(Deno.stdin.readable, Deno.stdout.writable);
+if (import.meta.main) await rawEcho(Deno.stdin.readable, Deno.stdout.writable, true);
