@@ -161,7 +161,9 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     if (--running === 0) idle?.();
   };
 
-  const reader = readable!.getReader();
+  // Deno's stdin answers reads into a buffer given (a byte stream's source
+  // written for default readers need not: its last read would wait forever).
+  const reader = new ChunkReader(readable!, !options.readable && "Deno" in globalThis);
   let abort!: () => void;
   const aborted = new Promise<void>((resolve) => abort = resolve);
   const onAbort = () => {
@@ -239,7 +241,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
           ended = true;
           break;
         }
-        held.push(next.value);
+        // Kept past the next read, which reuses the chunk's buffer.
+        held.push(next.value.slice());
         heldBytes += next.value.byteLength;
       }
       if (options.signal?.aborted) break;
@@ -280,6 +283,47 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   // Output nobody read is dropped; waiting for the stream would wait for that reader.
   else writer.abort(new Error("the grace period ended before the output was read")).catch(() => {});
   restoreConsole?.();
+}
+
+/** Bytes asked for by each read of a byte stream (about a pipe's capacity). */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * Reads a stream's chunks. The process's stdin on Deno is read into one
+ * buffer, handed back by each read for the next one, so no read allocates
+ * (and zeroes) a new 64 KiB buffer: a chunk is valid until the next `read`.
+ * Any other stream is read as it is.
+ */
+class ChunkReader {
+  readonly #bytes: ReadableStreamBYOBReader | undefined;
+  readonly #chunks: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #buffer: ArrayBufferLike | undefined;
+
+  constructor(readable: ReadableStream<Uint8Array>, intoBuffer: boolean) {
+    if (intoBuffer) {
+      this.#bytes = readable.getReader({ mode: "byob" });
+      this.#buffer = new ArrayBuffer(READ_BYTES);
+    } else {
+      this.#chunks = readable.getReader();
+    }
+  }
+
+  read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    if (!this.#bytes) return this.#chunks!.read();
+    return this.#bytes.read(new Uint8Array(this.#buffer!)).then(this.#reclaim);
+  }
+
+  // The buffer came back (transferred) in the chunk's view: the next read reuses it.
+  #reclaim = (
+    result: ReadableStreamReadResult<Uint8Array>,
+  ): ReadableStreamReadResult<Uint8Array> => {
+    if (result.value) this.#buffer = result.value.buffer;
+    return result;
+  };
+
+  cancel(): Promise<void> {
+    return (this.#bytes ?? this.#chunks!).cancel();
+  }
 }
 
 function isBlank(payload: string | Uint8Array): boolean {
