@@ -2,7 +2,8 @@
  * The stdio ceiling: reads newline-delimited JSON-RPC from stdin, parses
  * each line and writes a fixed `tools/call` result with the request's id.
  * Every line read in one chunk is answered in one write; on stdout, encoded
- * into one reused buffer (as `serveStdio` does on Deno's stdout).
+ * into one reused buffer, and stdin is read into one reused buffer (as
+ * `serveStdio` does on Deno).
  *
  * @module
  */
@@ -23,6 +24,26 @@ function encode(text: string, reuse: boolean): Uint8Array {
   return encoder.encode(text);
 }
 
+/** A stream's chunks; a byte stream's read into one reused buffer (each valid until the next). */
+async function* chunksOf(readable: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = readable.getReader({ mode: "byob" });
+  } catch {
+    yield* readable;
+    return;
+  }
+  let spare: ArrayBufferLike = new ArrayBuffer(64 * 1024);
+  while (true) {
+    const { value, done }: ReadableStreamReadResult<Uint8Array> = await reader.read(
+      new Uint8Array(spare),
+    );
+    if (done || !value) return;
+    spare = value.buffer;
+    yield value;
+  }
+}
+
 /**
  * The ceiling's work on any pair of streams (stdin and stdout when run);
  * the writer is left open.
@@ -38,9 +59,10 @@ export async function rawEcho(
   reusableChunks = false,
 ): Promise<void> {
   const writer = writable.getWriter();
+  const decoder = new TextDecoder();
   let buffered = "";
-  for await (const chunk of readable.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
+  for await (const bytes of chunksOf(readable)) {
+    buffered += decoder.decode(bytes, { stream: true });
     const lines = buffered.split("\n");
     buffered = lines.pop() ?? "";
     let out = "";
