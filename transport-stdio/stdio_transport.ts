@@ -254,8 +254,12 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
       if (done) break;
       dispatchChunk(value);
     }
-  } catch {
-    // A broken input ends serving like an end of input.
+  } catch (error) {
+    // A broken input ends serving like an end of input; the operator is told why.
+    logger.error("stdio.input_failed", "stdio input failed; serving ends as at end of input", {
+      error,
+      transport: "stdio",
+    });
   }
   const last = splitter.flush();
   if (last) dispatch(last);

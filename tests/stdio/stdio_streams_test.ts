@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { defineServer } from "@anubis/core";
 import { serveStdio } from "@anubis/transport-stdio";
+import { captureLog } from "../helpers/log_capture.ts";
 
 const server = defineServer({
   name: "streams",
@@ -91,4 +92,35 @@ Deno.test("serveStdio: a byte stream the caller passes is read as chunks, to its
 
 Deno.test("serveStdio: a stream that is not a byte stream is read chunk by chunk, with the same answers", async () => {
   await serveAll(false);
+});
+
+Deno.test("serveStdio: an input that fails ends serving as at end of input, and the log says why", async () => {
+  const log = captureLog();
+  try {
+    const encoder = new TextEncoder();
+    let pulls = 0;
+    const readable = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (pulls++ === 0) {
+          controller.enqueue(encoder.encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'));
+        } else controller.error(new Error("the pipe broke"));
+      },
+    });
+    const written: string[] = [];
+    const writable = new WritableStream<Uint8Array>({
+      write: (chunk) => void written.push(new TextDecoder().decode(chunk)),
+    });
+    await serveStdio(server, { readable, writable, redirectConsole: false });
+    assert.deepEqual(
+      written,
+      ['{"jsonrpc":"2.0","id":1,"result":{}}\n'],
+      "the line before is answered",
+    );
+    const failed = log.records().find((record) => record.event === "stdio.input_failed");
+    assert.ok(failed, log.lines.join("\n"));
+    assert.equal(failed.level, "error");
+    assert.match(String(failed.error), /the pipe broke/);
+  } finally {
+    log.restore();
+  }
 });
