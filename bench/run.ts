@@ -399,7 +399,8 @@ async function stdioTables(): Promise<Table[]> {
         "core and the child to the other (taskset, on two cores or more). When neither " +
         "side is near 100%, the rate is the round trip's (pipes, both loops taking turns), " +
         "and the CPU ratio is the server's figure. The raw line echo parses each line and " +
-        "answers a fixed result, one write per chunk read.",
+        "answers a fixed result, one write per chunk read, reading and writing through one " +
+        "reused buffer each (as cli serve does on Deno).",
       rows,
       baselines: [STDIO.raw.name, STDIO.official.name, STDIO.tmcp.name],
     });
