@@ -295,7 +295,7 @@ Deno.test("http 2026-07-28: notifications/tasks reach a listen stream that asked
 
 /** A task store that fails the operations named in `failing`. */
 class FailingTaskStore extends MemoryTaskStore {
-  constructor(readonly failing: Set<"create" | "input" | "finish">) {
+  constructor(readonly failing: Set<"create" | "input" | "finish" | "lease">) {
     super();
   }
   override create(record: TaskRecord): Promise<void> {
@@ -305,6 +305,9 @@ class FailingTaskStore extends MemoryTaskStore {
   override update(id: string, patch: TaskPatch): Promise<TaskRecord | undefined> {
     if (this.failing.has("input") && patch.status === "input_required") {
       return Promise.reject(new Error("store down: update"));
+    }
+    if (this.failing.has("lease") && patch.lease !== undefined) {
+      return Promise.reject(new Error("store down: lease"));
     }
     return super.update(id, patch);
   }
@@ -384,6 +387,38 @@ Deno.test("http 2026-07-28: a task store's failures are each one store.failed ev
     });
     assert.equal(log.lines.length, 3, log.lines.join("\n"));
     for (const line of log.lines) assert.doesNotMatch(line, new RegExp(secret));
+  } finally {
+    log.restore();
+  }
+});
+
+Deno.test("http 2026-07-28: a lease the store does not renew is a store.failed warning with the task id; the task runs on", async () => {
+  const log = captureLog();
+  try {
+    const store = new FailingTaskStore(new Set(["lease"]));
+    await serving({ taskStore: store }, async (url) => {
+      const call = tasksClient(url);
+      const task = (await call("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds: 6 },
+      })).result as Obj;
+      const taskId = task.taskId as string;
+      // The lease is renewed every third of LEASE_MS (15 s): the first renewal after 5 s.
+      for (let i = 0; i < 150 && log.lines.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const [renewal] = await records(log, 1);
+      assert.deepEqual(renewal, {
+        level: "warn",
+        event: "store.failed",
+        msg: `the lease of task ${taskId} was not renewed`,
+        taskId,
+        error: "store down: lease",
+      });
+      assert.equal(((await call("tasks/get", { taskId })).result as Obj).status, "working");
+      await call("tasks/cancel", { taskId });
+      await until(call, taskId, ["cancelled"]);
+    });
   } finally {
     log.restore();
   }
