@@ -132,6 +132,12 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   await server.ready;
   let readable = options.readable, writable = options.writable;
   const usesProcess = !readable || !writable;
+  // Deno's own stdin and stdout let one buffer serve every read and every
+  // write: stdin answers reads into a buffer given, and stdout is done with a
+  // chunk once its write settles. (A byte stream the caller passes may come
+  // from a source that never answers such a read: its last read would wait
+  // forever; a writable the caller passes may keep its chunks.)
+  const onDeno = "Deno" in globalThis;
   if (usesProcess) {
     const [stdin, stdout] = await processStreams();
     readable ??= stdin;
@@ -148,8 +154,7 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   const lines = new LineWriter(writer, {
     highWaterMark: options.highWaterMark,
     onUnencodable: reportUnencodable,
-    // Deno's stdout is done with a chunk once its write settles.
-    reusableChunks: !options.writable && "Deno" in globalThis,
+    reusableChunks: onDeno && !options.writable,
   });
   const write = (message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> => lines.write(message);
   const session = engine.createSession({ transport: "stdio", onMessage: write });
@@ -161,9 +166,7 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     if (--running === 0) idle?.();
   };
 
-  // Deno's stdin answers reads into a buffer given (a byte stream's source
-  // written for default readers need not: its last read would wait forever).
-  const reader = new ChunkReader(readable!, !options.readable && "Deno" in globalThis);
+  const reader = new ChunkReader(readable!, onDeno && !options.readable);
   let abort!: () => void;
   const aborted = new Promise<void>((resolve) => abort = resolve);
   const onAbort = () => {
