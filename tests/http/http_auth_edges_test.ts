@@ -168,9 +168,13 @@ Deno.test("auth edges: a client_id never names a subject's principal; a token na
         "mcp-session-id": session,
         "mcp-protocol-version": "2025-11-25",
       });
-    const hijack = await inSession(posing);
-    await hijack.body?.cancel();
-    assert.equal(hijack.status, 404, "client_id alice is not subject alice");
+    // Nor one whose client_id spells the issuer-qualified principal of alice.
+    const spelling = await sign({ client_id: `${ISSUER}#alice`, aud });
+    for (const bearer of [posing, spelling]) {
+      const hijack = await inSession(bearer);
+      await hijack.body?.cancel();
+      assert.equal(hijack.status, 404, "a client_id is not subject alice");
+    }
     const owner = await inSession(alice);
     await owner.body?.cancel();
     assert.equal(owner.status, 200);
