@@ -45,7 +45,7 @@ export interface ServeOptions {
   authIssuer?: string;
   /** The JWKS URL of the issuer's signing keys. */
   authJwks?: string;
-  /** The token audience and canonical resource URL (default: the endpoint's URL). */
+  /** The token audience and canonical resource URL (default: the URL listened on). */
   authAudience?: string;
   /** Signs `requestState` (else `ANUBIS_REQUEST_STATE_SECRET`, else shared through KV). */
   requestStateSecret?: string;
@@ -183,7 +183,9 @@ Options:
                             metadata at /.well-known/oauth-protected-resource
   --auth-jwks <url>         The issuer's JWKS URL (its signing keys)
   --auth-audience <url>     The audience tokens must carry, also the served
-                            resource URL (default: the endpoint's URL)
+                            resource URL (default: the URL listened on, from
+                            --host, --port and --path, never the request's
+                            Host; behind a proxy, give the public URL)
   --request-state-secret <s>
                             Sign stateless multi round-trip state with this
                             secret (32+ characters; or the environment's

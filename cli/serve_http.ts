@@ -580,9 +580,23 @@ export async function rateLimitOf(
   };
 }
 
-/** The `auth` option of the `--auth-*` flags, if given. */
+/**
+ * The `auth` option of the `--auth-*` flags, if given. Without
+ * `--auth-audience`, `serve()` fixes the audience to the URL it listens on
+ * (never a request's `Host`); on a non-loopback bind that is rarely the URL
+ * clients use, so it says so.
+ */
 function authOf(options: ServeOptions): AuthOptions | undefined {
   if (options.authIssuer === undefined || options.authJwks === undefined) return undefined;
+  if (options.authAudience === undefined && !isLoopbackHost(options.host)) {
+    logger.warn(
+      "auth.audience",
+      `--host ${options.host} with no --auth-audience: tokens must carry the listening URL ` +
+        `(http://${options.host}:<port>${options.path}) as audience; ` +
+        `set --auth-audience to the URL clients use`,
+      { host: options.host },
+    );
+  }
   return {
     verifyToken: jwtVerifier({
       issuer: options.authIssuer,

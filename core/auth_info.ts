@@ -21,8 +21,13 @@
  * ```
  */
 export interface AuthInfo {
-  /** The token's subject (`sub`): the principal. */
+  /** The token's subject (`sub`): with its issuer, the principal. */
   subject?: string;
+  /**
+   * The token's issuer (`iss`): qualifies the principal, so two issuers'
+   * subjects of the same name are two principals.
+   */
+  issuer?: string;
   /** The OAuth client the token was issued to (`client_id` or `azp`). */
   clientId?: string;
   /** The granted scopes. */
@@ -34,9 +39,15 @@ export interface AuthInfo {
 }
 
 /**
- * The principal of a caller: its subject, else its client id; `undefined`
- * for an unauthenticated one. What a session, a `requestState` and a rate
- * limit are bound to.
+ * The principal of a caller; `undefined` for an unauthenticated one. What a
+ * session, a `requestState`, a task and a rate limit are bound to.
+ *
+ * A subject is qualified by its issuer (`<issuer>#<subject>`; the subject
+ * alone without one). A caller with no subject, only a client id, gets a
+ * principal of its own namespace, `client:<issuer>#<clientId>`, so a client
+ * id never names a subject's principal: a token without `sub` and
+ * `client_id: "ada"` is not `ada`. A caller with neither has none (the HTTP
+ * transport refuses such a token).
  *
  * @param info The caller's {@link AuthInfo} (or whatever a middleware attached).
  * @returns The principal.
@@ -46,13 +57,26 @@ export interface AuthInfo {
  * import assert from "node:assert/strict";
  * import { principalOf } from "@anubis/core/engine";
  * assert.equal(principalOf({ subject: "ada", clientId: "app", scopes: [] }), "ada");
- * assert.equal(principalOf({ clientId: "app", scopes: [] }), "app");
+ * assert.equal(
+ *   principalOf({ subject: "ada", issuer: "https://as.example", scopes: [] }),
+ *   "https://as.example#ada",
+ * );
+ * assert.equal(
+ *   principalOf({ clientId: "ada", issuer: "https://as.example", scopes: [] }),
+ *   "client:https://as.example#ada",
+ * );
+ * assert.equal(principalOf({ clientId: "app", scopes: [] }), "client:#app");
+ * assert.equal(principalOf({ scopes: [] }), undefined);
  * assert.equal(principalOf(undefined), undefined);
  * ```
  */
 export function principalOf(info: unknown): string | undefined {
   if (info === null || typeof info !== "object") return undefined;
   const caller = info as Partial<AuthInfo>;
-  const principal = caller.subject ?? caller.clientId;
-  return typeof principal === "string" ? principal : undefined;
+  const issuer = typeof caller.issuer === "string" ? caller.issuer : undefined;
+  if (typeof caller.subject === "string") {
+    return issuer === undefined ? caller.subject : `${issuer}#${caller.subject}`;
+  }
+  if (typeof caller.clientId === "string") return `client:${issuer ?? ""}#${caller.clientId}`;
+  return undefined;
 }

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { type AuthInfo as CoreAuthInfo, ErrorCode } from "@anubis/core";
+import { type AuthInfo as CoreAuthInfo, ErrorCode, type RequestId } from "@anubis/core";
+import { principalOf } from "@anubis/core/engine";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
 
 /**
@@ -25,10 +26,45 @@ import { errorResponseOf, jsonResponse } from "./responses.ts";
 export type AuthInfo = CoreAuthInfo;
 
 /**
+ * What a {@link TokenVerifier} rejects with when it cannot tell whether a
+ * token is valid through no fault of the token: the key set or the
+ * introspection endpoint is unreachable. The caller gets 503 with
+ * `Retry-After` instead of 401 (its token may be fine); the message is
+ * sent as is, so it names no URL or path.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { VerifierUnavailableError } from "@anubis/transport-http";
+ * const error = new VerifierUnavailableError("the signing keys are unavailable", 5_000);
+ * assert.equal(error.retryAfterMs, 5_000);
+ * assert.ok(error instanceof Error);
+ * ```
+ */
+export class VerifierUnavailableError extends Error {
+  /** When to try again, in milliseconds. */
+  readonly retryAfterMs: number;
+
+  /**
+   * Creates it.
+   *
+   * @param message What is unavailable (sent to the caller: no URL, no path).
+   * @param retryAfterMs When to try again, in milliseconds (at least 1 s is sent).
+   */
+  constructor(message: string, retryAfterMs: number) {
+    super(message);
+    this.name = "VerifierUnavailableError";
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
  * Checks a bearer token: resolves with the caller's {@link AuthInfo} or
- * rejects (any error) when the token is not valid for this resource.
- * `resource` is the server's canonical resource URL (RFC 8707), the
- * audience a token must carry unless a verifier is told otherwise.
+ * rejects (any error) when the token is not valid for this resource
+ * ({@link VerifierUnavailableError} when the verifier itself cannot tell).
+ * `resource` is the server's canonical resource URL (RFC 8707), fixed when
+ * the handler is made, the audience a token must carry unless a verifier is
+ * told otherwise; it never depends on the request's `Host`.
  *
  * @example
  * ```ts
@@ -65,7 +101,11 @@ export interface AuthOptions {
   verifyToken: TokenVerifier;
   /**
    * The canonical resource URL (RFC 8707), served as `resource` and the
-   * default token audience. Default: the request's origin and the endpoint path.
+   * default token audience: the URL clients use (behind a proxy, the public
+   * one). Required by `createHttpHandler`; `serve()` defaults it to the URL
+   * it listens on (`http://<hostname>:<port><path>`). Never taken from a
+   * request's `Host`, so a token minted for another resource cannot be
+   * passed off as one for this by naming that resource's host.
    */
   resource?: string;
   /** Issuers whose tokens are accepted, advertised as `authorization_servers`. */
@@ -78,7 +118,8 @@ export interface AuthOptions {
   metadata?: Readonly<Record<string, unknown>>;
   /**
    * How many verified tokens are remembered (default 1,000), each until its
-   * expiry and at most `cacheMs`; 0 verifies every request.
+   * expiry and at most `cacheMs`; 0 verifies every request. A token is
+   * remembered as verified for the one resource (audience) of the handler.
    */
   cacheSize?: number;
   /** The longest a verified token is remembered, in milliseconds (default 60 s). */
@@ -92,13 +133,28 @@ function quoted(value: string): string {
   return `"${value.replace(/["\\]/g, "\\$&")}"`;
 }
 
+/** Why a request is refused, before its id is known. */
+export interface Refusal {
+  /** The HTTP status. */
+  status: number;
+  /** The `error` of the challenge (none for a request without a token). */
+  error?: string;
+  /** The message (of the JSON-RPC error and the challenge's description). */
+  message: string;
+  /** The scopes needed (403). */
+  scopes?: readonly string[];
+  /** For a 503: when to try again. */
+  retryAfterMs?: number;
+}
+
 /** What {@link ResourceServer.authenticate} decided. */
-type Outcome = { info: AuthInfo } | { response: Response };
+type Outcome = { info: AuthInfo } | { refusal: Refusal };
 
 /**
  * Applies {@link AuthOptions} to requests: serves the metadata, reads the
  * bearer token, verifies it (with a bounded cache) and answers refusals.
- * The handler builds one when `auth` is set.
+ * The handler builds one when `auth` is set. Its resource is fixed: by the
+ * options, or once by the listener ({@link ResourceServer.fixResource}).
  */
 export class ResourceServer {
   readonly #options: AuthOptions;
@@ -106,6 +162,8 @@ export class ResourceServer {
   readonly #cache = new Map<string, { info: AuthInfo; until: number }>();
   readonly #cacheSize: number;
   readonly #cacheMs: number;
+  #resource: string | undefined;
+  #metadataUrl = "";
 
   /**
    * Creates it.
@@ -118,19 +176,32 @@ export class ResourceServer {
     this.#path = path;
     this.#cacheSize = options.cacheSize ?? 1000;
     this.#cacheMs = options.cacheMs ?? 60_000;
+    if (options.resource !== undefined) this.fixResource(options.resource);
   }
 
-  /** The canonical resource URL for a request. */
-  resourceOf(request: Request): string {
-    if (this.#options.resource !== undefined) return this.#options.resource;
-    return new URL(this.#path, request.url).href;
+  /** Whether the resource URL is known (from the options, or fixed by the listener). */
+  get hasResource(): boolean {
+    return this.#resource !== undefined;
   }
 
-  /** The metadata URL advertised in `WWW-Authenticate` (path-suffixed below `/`). */
-  metadataUrl(request: Request): string {
-    const resource = new URL(this.resourceOf(request));
-    const suffix = resource.pathname === "/" ? "" : resource.pathname;
-    return `${resource.origin}${WELL_KNOWN}${suffix}`;
+  /**
+   * Fixes the canonical resource URL, once: a listener's URL when the
+   * options named none.
+   *
+   * @param resource The URL.
+   */
+  fixResource(resource: string): void {
+    if (this.#resource !== undefined) return;
+    const url = new URL(resource);
+    this.#resource = resource;
+    const suffix = url.pathname === "/" ? "" : url.pathname;
+    this.#metadataUrl = `${url.origin}${WELL_KNOWN}${suffix}`;
+  }
+
+  /** The canonical resource URL. */
+  get resource(): string {
+    if (this.#resource === undefined) throw new Error("the auth resource URL is not fixed yet");
+    return this.#resource;
   }
 
   /**
@@ -143,10 +214,10 @@ export class ResourceServer {
   }
 
   /** The RFC 9728 metadata document. */
-  metadata(request: Request): Response {
+  metadata(): Response {
     const body: Record<string, unknown> = {
       ...this.#options.metadata,
-      resource: this.resourceOf(request),
+      resource: this.resource,
       bearer_methods_supported: ["header"],
     };
     if (this.#options.authorizationServers) {
@@ -161,78 +232,89 @@ export class ResourceServer {
    * Authenticates a request.
    *
    * @param request The request.
-   * @returns The caller, or the refusal to send.
+   * @returns The caller, or why it is refused.
    */
   async authenticate(request: Request): Promise<Outcome> {
     const url = request.url;
     const query = url.indexOf("?");
     if (query !== -1 && /(^|&)access_token=/.test(url.slice(query + 1))) {
       return {
-        response: this.#refusal(
-          request,
-          400,
-          "invalid_request",
-          "Bad Request: access tokens are not accepted in the query string",
-        ),
+        refusal: {
+          status: 400,
+          error: "invalid_request",
+          message: "Bad Request: access tokens are not accepted in the query string",
+        },
       };
     }
     const header = request.headers.get("authorization");
     if (header === null) {
       return {
-        response: this.#refusal(
-          request,
-          401,
-          undefined,
-          "Unauthorized: a bearer token is required",
-        ),
+        refusal: { status: 401, message: "Unauthorized: a bearer token is required" },
       };
     }
     const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
     if (match === null) {
       return {
-        response: this.#refusal(
-          request,
-          401,
-          "invalid_token",
-          "Unauthorized: malformed bearer token",
-        ),
+        refusal: {
+          status: 401,
+          error: "invalid_token",
+          message: "Unauthorized: malformed bearer token",
+        },
       };
     }
     const token = match[1];
     let info = this.#cached(token);
     if (info === undefined) {
       try {
-        info = await this.#options.verifyToken(token, request, this.resourceOf(request));
+        info = await this.#options.verifyToken(token, request, this.resource);
       } catch (error) {
+        if (error instanceof VerifierUnavailableError) {
+          return {
+            refusal: {
+              status: 503,
+              message: `Service Unavailable: ${error.message}`,
+              retryAfterMs: error.retryAfterMs,
+            },
+          };
+        }
         // The reason only; never the token.
         const reason = error instanceof Error ? error.message : "verification failed";
         return {
-          response: this.#refusal(request, 401, "invalid_token", `Unauthorized: ${reason}`),
+          refusal: { status: 401, error: "invalid_token", message: `Unauthorized: ${reason}` },
+        };
+      }
+      // A caller with neither subject nor client id would share its sessions,
+      // tasks and rate limit with every other such caller.
+      if (principalOf(info) === undefined) {
+        return {
+          refusal: {
+            status: 401,
+            error: "invalid_token",
+            message: "Unauthorized: the token names neither a subject nor a client",
+          },
         };
       }
       this.#remember(token, info);
     }
     const required = this.#options.requiredScopes;
     if (required && !required.every((scope) => info.scopes.includes(scope))) {
-      return { response: this.insufficientScope(request, required) };
+      return { refusal: this.insufficientScope(required) };
     }
     return { info };
   }
 
   /**
-   * The 403 `insufficient_scope` answer naming the scopes needed (step-up).
+   * The 403 `insufficient_scope` refusal naming the scopes needed (step-up).
    *
-   * @param request The request.
    * @param scopes The scopes needed.
    */
-  insufficientScope(request: Request, scopes: readonly string[]): Response {
-    return this.#refusal(
-      request,
-      403,
-      "insufficient_scope",
-      `Forbidden: the token lacks scope ${scopes.join(" ")}`,
+  insufficientScope(scopes: readonly string[]): Refusal {
+    return {
+      status: 403,
+      error: "insufficient_scope",
+      message: `Forbidden: the token lacks scope ${scopes.join(" ")}`,
       scopes,
-    );
+    };
   }
 
   #cached(token: string): AuthInfo | undefined {
@@ -255,27 +337,36 @@ export class ResourceServer {
     this.#cache.set(token, { info, until });
   }
 
-  #refusal(
-    request: Request,
-    status: number,
-    error: string | undefined,
-    message: string,
-    scopes?: readonly string[],
-  ): Response {
-    let challenge = `Bearer resource_metadata=${quoted(this.metadataUrl(request))}`;
-    if (error !== undefined) challenge += `, error=${quoted(error)}`;
-    const needed = scopes ?? this.#options.requiredScopes;
-    if (needed && needed.length > 0) challenge += `, scope=${quoted(needed.join(" "))}`;
-    if (error !== undefined && status !== 403) {
-      challenge += `, error_description=${quoted(message.replace(/[^\x20-\x7e]/g, "?"))}`;
+  /**
+   * The answer to a refusal: a JSON-RPC error echoing the request's id when
+   * it could be read, with the spec's `WWW-Authenticate` (and `Retry-After`
+   * for a 503).
+   *
+   * @param refusal Why.
+   * @param id The request id, or `null`.
+   */
+  respond(refusal: Refusal, id: RequestId | null): Response {
+    const { status, error, message } = refusal;
+    const headers: Record<string, string> = {};
+    if (status === 503) {
+      headers["retry-after"] = String(Math.max(1, Math.ceil((refusal.retryAfterMs ?? 0) / 1000)));
+    } else {
+      let challenge = `Bearer resource_metadata=${quoted(this.#metadataUrl)}`;
+      if (error !== undefined) challenge += `, error=${quoted(error)}`;
+      const needed = refusal.scopes ?? this.#options.requiredScopes;
+      if (needed && needed.length > 0) challenge += `, scope=${quoted(needed.join(" "))}`;
+      if (error !== undefined && status !== 403) {
+        challenge += `, error_description=${quoted(message.replace(/[^\x20-\x7e]/g, "?"))}`;
+      }
+      headers["www-authenticate"] = challenge;
     }
     return errorResponseOf(
       status,
-      null,
-      ErrorCode.INVALID_REQUEST,
+      id,
+      status === 503 ? ErrorCode.INTERNAL_ERROR : ErrorCode.INVALID_REQUEST,
       message,
       undefined,
-      { "www-authenticate": challenge },
+      headers,
     );
   }
 }

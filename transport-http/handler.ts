@@ -17,6 +17,7 @@ import {
   logger,
   type McpServer,
   type NotificationBus,
+  type RequestId,
   type SessionStore,
   type TaskStore,
 } from "@anubis/core";
@@ -25,7 +26,7 @@ import { createDefaultRegistry } from "@anubis/dialects";
 import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
-import { type AuthOptions, ResourceServer } from "./auth.ts";
+import { type AuthOptions, type Refusal, ResourceServer } from "./auth.ts";
 import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
 import { LegacyEndpoint } from "./legacy.ts";
 import { errorResponseOf, jsonResponse } from "./responses.ts";
@@ -64,7 +65,10 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * bearer token that `auth.verifyToken` accepts (see `jwtVerifier`); the
    * RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
    * (and its path-suffixed form). Handlers see the caller as `frame.auth`.
-   * Off by default.
+   * `auth.resource` (the URL clients use, the tokens' audience) is required
+   * here; `serve()` defaults it to the URL it listens on. With `rateLimit`,
+   * requests refused for their token count toward the client address's
+   * bucket. Off by default.
    */
   auth?: AuthOptions;
   /**
@@ -221,11 +225,34 @@ function logRefusal(status: number, reason: string, client?: string): void {
   });
 }
 
-/** The reason of an authentication refusal: its challenge's `error_description`. */
-function authReason(response: Response): string {
-  const challenge = response.headers.get("www-authenticate") ?? "";
-  return /error_description="([^"]*)"/.exec(challenge)?.[1] ?? "no access token";
+/**
+ * The most bytes of a refused request's body read to echo its id: an
+ * announced body this small costs one parse, as a served request does.
+ */
+const ID_READ_BYTES = 16 * 1024;
+
+/** The id of a decoded request, else `null`. */
+function idOfDecoded(decoded: Decoded | undefined): RequestId | null {
+  return decoded?.kind === "request" ? decoded.message.id : null;
 }
+
+/** What the listener calls to fix the auth resource URL of a handler made without one. */
+const resourceFixers = new WeakMap<HttpHandler, (url: string) => void>();
+
+/**
+ * Fixes the auth resource URL (the tokens' audience) of a handler made by
+ * {@link createHttpHandler} with `auth` and no `auth.resource`, once, to the
+ * URL a listener serves (`serve()` calls it). No effect otherwise.
+ *
+ * @param handler The handler.
+ * @param url The served URL.
+ */
+export function fixResource(handler: HttpHandler, url: URL): void {
+  resourceFixers.get(handler)?.(url.href);
+}
+
+/** The option that lets a listener fix the auth resource URL after listening. */
+export const DEFER_RESOURCE: unique symbol = Symbol("deferResource");
 
 /** A defect or a failing store: answer without leaking details, keep serving. */
 function failed(error: unknown): Response {
@@ -330,6 +357,13 @@ export function createHttpHandler(
   );
   const path = options.path ?? "/mcp";
   const auth = options.auth && new ResourceServer(options.auth, path === false ? "/" : path);
+  const deferred = (options as { [DEFER_RESOURCE]?: boolean })[DEFER_RESOURCE] === true;
+  if (auth !== undefined && !auth.hasResource && !deferred) {
+    // Taken from each request's Host, the audience would be the client's to choose.
+    throw new TypeError(
+      "auth.resource is required: the URL clients use, which tokens must carry as audience",
+    );
+  }
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
@@ -346,21 +380,35 @@ export function createHttpHandler(
     const caller = principalOf(context?.authInfo) ?? clientOf(context);
     let wait = buckets!.take(caller ?? "");
     if (typeof wait !== "number") wait = await wait;
-    if (wait > 0) {
-      logRefusal(429, "rate limit exceeded", caller);
-      return await refuse(
-        request,
-        errorResponseOf(
-          429,
-          null,
-          -32000,
-          "Too Many Requests: rate limit exceeded",
-          { retryAfterMs: wait },
-          { "retry-after": String(Math.ceil(wait / 1000)) },
-        ),
-      );
-    }
+    if (wait > 0) return await tooMany(request, wait, caller);
     return await admitted(request, context);
+  };
+
+  /** The 429 of a caller over its rate limit, echoing the request's id if cheap to read. */
+  const tooMany = async (request: Request, wait: number, caller?: string): Promise<Response> => {
+    logRefusal(429, "rate limit exceeded", caller);
+    return errorResponseOf(
+      429,
+      await readableId(request),
+      -32000,
+      "Too Many Requests: rate limit exceeded",
+      { retryAfterMs: wait },
+      { "retry-after": String(Math.ceil(wait / 1000)) },
+    );
+  };
+
+  /**
+   * The id of a request refused before its body was read, when that is
+   * cheap: a POST whose announced body is at most {@link ID_READ_BYTES}
+   * (read under the body clock); else `null`, the body cancelled unread.
+   */
+  const readableId = async (request: Request): Promise<RequestId | null> => {
+    const length = request.headers.get("content-length");
+    if (request.method !== "POST" || length === null || !(Number(length) <= ID_READ_BYTES)) {
+      await request.body?.cancel();
+      return null;
+    }
+    return await readMessage(request, ID_READ_BYTES, clock).then(idOfDecoded, () => null);
   };
 
   // The last `Content-Type` and its verdict: clients repeat theirs on every
@@ -429,10 +477,7 @@ export function createHttpHandler(
   // below awaits (and catches) whatever it returns.
   const authenticated = async (request: Request, context?: RequestContext) => {
     const outcome = await auth!.authenticate(request);
-    if ("response" in outcome) {
-      logRefusal(outcome.response.status, authReason(outcome.response), clientOf(context));
-      return await refuse(request, outcome.response);
-    }
+    if ("refusal" in outcome) return await unauthenticated(request, outcome.refusal, context);
     // Not a spread: Deno's handler info (the context without a middleware)
     // has getters that build objects on every read.
     const authed: RequestContext = { authInfo: outcome.info };
@@ -444,11 +489,32 @@ export function createHttpHandler(
     return await route(request, authed);
   };
 
+  /**
+   * The answer to a request refused for its token. A bad or missing token
+   * (400, 401) counts toward the client address's rate limit (there is no
+   * principal), so guessing tokens is limited like calling; a 503 (the
+   * verifier could not tell) does not.
+   */
+  const unauthenticated = async (
+    request: Request,
+    refusal: Refusal,
+    context?: RequestContext,
+  ): Promise<Response> => {
+    const client = clientOf(context);
+    if (buckets !== undefined && refusal.status < 403) {
+      let wait = buckets.take(client ?? "");
+      if (typeof wait !== "number") wait = await wait;
+      if (wait > 0) return await tooMany(request, wait, client);
+    }
+    logRefusal(refusal.status, refusal.message, client);
+    return auth!.respond(refusal, await readableId(request));
+  };
+
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {
     if (
       auth !== undefined && request.method === "GET" && auth.isMetadataPath(pathOf(request.url))
     ) {
-      return refuse(request, auth.metadata(request));
+      return refuse(request, auth.metadata());
     }
     if (path !== false && pathOf(request.url) !== path) {
       return refuse(request, new Response("Not Found", { status: 404 }));
@@ -512,7 +578,7 @@ export function createHttpHandler(
       return Promise.resolve(failed(error));
     }
   };
-  return Object.defineProperties(handler, {
+  const built = Object.defineProperties(handler, {
     engine: { value: engine, enumerable: true },
     sessionCount: { get: () => sessions.size, enumerable: true },
     openStreams: { get: () => streams.open, enumerable: true },
@@ -525,4 +591,6 @@ export function createHttpHandler(
       },
     },
   }) as HttpHandler;
+  if (auth !== undefined && deferred) resourceFixers.set(built, (url) => auth.fixResource(url));
+  return built;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { TokenVerifier } from "./auth.ts";
+import { type TokenVerifier, VerifierUnavailableError } from "./auth.ts";
 import { authInfoOf } from "./jwt_verifier.ts";
 
 /**
@@ -36,24 +36,35 @@ export interface IntrospectionOptions {
   audience?: string;
   /** The required `iss`, when the answer carries one. */
   issuer?: string;
-  /** The request timeout in milliseconds (default 5 s). */
+  /** The request timeout in milliseconds (default 2 s). */
   timeoutMs?: number;
+  /**
+   * After the endpoint failed (unreachable, timed out, a 5xx), how long
+   * tokens not already verified get 503 with `Retry-After` at once instead
+   * of another try, in milliseconds (default 5 s).
+   */
+  cooldownMs?: number;
 }
 
 /**
  * Creates a verifier that POSTs the token to an RFC 7662 endpoint and accepts
- * it when the answer is `active` (and not expired, for this resource).
+ * it when the answer is `active` (and not expired, for this resource). When
+ * the endpoint cannot answer, the caller gets 503 (its token may be fine),
+ * at once for `cooldownMs` after a failure.
  *
  * @param options The endpoint and credentials.
  * @returns The verifier, for `auth.verifyToken`.
  *
  * @example
  * ```ts
- * import { introspectionVerifier } from "@anubis/transport-http";
+ * import assert from "node:assert/strict";
+ * import { introspectionVerifier, VerifierUnavailableError } from "@anubis/transport-http";
  * const verify = introspectionVerifier({ endpoint: "http://127.0.0.1:9/introspect", timeoutMs: 500 });
- * const refused = await verify("t", new Request("http://localhost/mcp"), "http://localhost/mcp")
- *   .then(() => false, () => true);
- * if (!refused) throw new Error("an unreachable endpoint refuses the token");
+ * // Unreachable: the server's fault, not the token's (503 to the caller).
+ * const error = await verify("t", new Request("http://localhost/mcp"), "http://localhost/mcp")
+ *   .then(() => undefined, (error) => error);
+ * assert.ok(error instanceof VerifierUnavailableError);
+ * assert.ok(error.retryAfterMs >= 1000);
  * ```
  */
 export function introspectionVerifier(options: IntrospectionOptions): TokenVerifier {
@@ -68,21 +79,38 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
       )
     }`;
   }
+  const cooldownMs = options.cooldownMs ?? 5_000;
+  let failedAt = -Infinity;
+  const unavailable = () =>
+    new VerifierUnavailableError(
+      "the token could not be introspected",
+      Math.max(1000, cooldownMs - (Date.now() - failedAt)),
+    );
   return async (token, _request, resource) => {
+    if (Date.now() - failedAt < cooldownMs) throw unavailable();
     let answer: Record<string, unknown>;
+    let response: Response;
     try {
-      const response = await fetch(options.endpoint, {
+      response = await fetch(options.endpoint, {
         method: "POST",
         headers,
         body: new URLSearchParams({ token, token_type_hint: "access_token" }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 2_000),
       });
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new Error();
-      }
+    } catch {
+      failedAt = Date.now();
+      throw unavailable();
+    }
+    if (response.status >= 500) {
+      await response.body?.cancel();
+      failedAt = Date.now();
+      throw unavailable();
+    }
+    try {
+      if (!response.ok) throw new Error();
       answer = await response.json();
     } catch {
+      await response.body?.cancel().catch(() => {});
       throw new Error("the token could not be introspected");
     }
     if (answer.active !== true) throw new Error("the token is not active");

@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { AuthInfo, TokenVerifier } from "./auth.ts";
+import { logger } from "@anubis/core";
+import { type AuthInfo, type TokenVerifier, VerifierUnavailableError } from "./auth.ts";
 
 /**
  * Options of {@link jwtVerifier}: where the keys come from and what the token
@@ -26,7 +27,11 @@ export interface JwtVerifierOptions {
   issuer: string;
   /**
    * The JWKS endpoint: fetched once, cached (`jwksCacheMs`), fetched again
-   * on an unknown `kid` at most once per `jwksCooldownMs`.
+   * on an unknown `kid` at most once per `jwksCooldownMs`. When a fetch
+   * fails (unreachable, timed out, not a key set) the keys fetched before are
+   * kept and used, and it is not fetched again until `jwksCooldownMs` has
+   * passed; a token no kept key can check meanwhile gets 503 with
+   * `Retry-After` at once, not a wait.
    */
   jwksUrl?: string;
   /** Static public keys (JWKs) instead of a JWKS URL. */
@@ -43,11 +48,18 @@ export interface JwtVerifierOptions {
   algorithms?: readonly string[];
   /** Allowed clock skew for `exp`/`nbf`/`iat`, in seconds (default 30). */
   clockToleranceSeconds?: number;
-  /** How long fetched keys are trusted, in milliseconds (default 10 minutes). */
+  /**
+   * How long fetched keys are used before they are fetched again, in
+   * milliseconds (default 10 minutes); while the endpoint fails they are
+   * used longer.
+   */
   jwksCacheMs?: number;
-  /** The least time between two JWKS fetches, in milliseconds (default 30 s). */
+  /**
+   * The least time between two JWKS fetches, in milliseconds (default 30 s),
+   * after a success as after a failure.
+   */
   jwksCooldownMs?: number;
-  /** The JWKS fetch timeout, in milliseconds (default 5 s). */
+  /** The JWKS fetch timeout, body included, in milliseconds (default 2 s). */
   jwksTimeoutMs?: number;
 }
 
@@ -83,6 +95,7 @@ function scopesOf(claims: Record<string, unknown>): string[] {
 export function authInfoOf(claims: Record<string, unknown>): AuthInfo {
   const info: AuthInfo = { scopes: scopesOf(claims), claims };
   if (typeof claims.sub === "string") info.subject = claims.sub;
+  if (typeof claims.iss === "string") info.issuer = claims.iss;
   const client = claims.client_id ?? claims.azp;
   if (typeof client === "string") info.clientId = client;
   if (typeof claims.exp === "number") info.expiresAt = claims.exp;
@@ -114,19 +127,18 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     a.toLowerCase() !== "none"
   );
   if (algorithms.length === 0) throw new TypeError("jwtVerifier needs a signing algorithm");
-  type Jose = typeof import("jose");
-  let loaded: Promise<{ jose: Jose; keys: Parameters<Jose["jwtVerify"]>[1] }> | undefined;
+  let loaded: Promise<{ jose: Jose; keys: KeyGetter }> | undefined;
   const load = () =>
     // A computed specifier, so `jose` is fetched only when a token is first
     // checked, not when a server that never uses auth starts.
     loaded ??= (import(JOSE) as Promise<Jose>).then((jose) => ({
       jose,
       keys: options.jwksUrl !== undefined
-        ? jose.createRemoteJWKSet(new URL(options.jwksUrl), {
-          cacheMaxAge: options.jwksCacheMs ?? 600_000,
-          cooldownDuration: options.jwksCooldownMs ?? 30_000,
-          timeoutDuration: options.jwksTimeoutMs ?? 5_000,
-        })
+        ? new RemoteKeys(jose, options.jwksUrl, {
+          cacheMs: options.jwksCacheMs ?? 600_000,
+          cooldownMs: options.jwksCooldownMs ?? 30_000,
+          timeoutMs: options.jwksTimeoutMs ?? 2_000,
+        }).getKey
         : jose.createLocalJWKSet({ keys: options.keys as never }),
     }));
   return async (token, _request, resource) => {
@@ -141,9 +153,133 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       });
       return authInfoOf(payload as Record<string, unknown>);
     } catch (error) {
+      if (error instanceof VerifierUnavailableError) throw error;
       throw new Error(describe(error));
     }
   };
+}
+
+type Jose = typeof import("jose");
+/** What `jwtVerify` takes as keys: a function of the token's header. */
+type KeyGetter = ReturnType<Jose["createLocalJWKSet"]>;
+
+/** The largest JWKS document read, in bytes. */
+const MAX_JWKS_BYTES = 1024 * 1024;
+
+/**
+ * A remote key set with a timeout, a cooldown after every fetch (failed or
+ * not), and the last good keys kept while the endpoint fails. jose's own
+ * remote set fetches again on every token while the endpoint is down (it
+ * cools down only after a success), each fetch up to its timeout.
+ */
+class RemoteKeys {
+  readonly #jose: Jose;
+  readonly #url: string;
+  readonly #cacheMs: number;
+  readonly #cooldownMs: number;
+  readonly #timeoutMs: number;
+  /** The last good keys. */
+  #local: KeyGetter | undefined;
+  /** When they were fetched. */
+  #fetchedAt = -Infinity;
+  /** When the last fetch started. */
+  #attemptAt = -Infinity;
+  /** Whether the last fetch failed. */
+  #failed = false;
+  #pending: Promise<void> | undefined;
+
+  constructor(
+    jose: Jose,
+    url: string,
+    times: { cacheMs: number; cooldownMs: number; timeoutMs: number },
+  ) {
+    this.#jose = jose;
+    this.#url = new URL(url).href;
+    this.#cacheMs = times.cacheMs;
+    this.#cooldownMs = times.cooldownMs;
+    this.#timeoutMs = times.timeoutMs;
+  }
+
+  /** The key of a token's header, for `jwtVerify`. */
+  readonly getKey: KeyGetter = (async (header, token) => {
+    if (this.#local === undefined || Date.now() - this.#fetchedAt >= this.#cacheMs) {
+      await this.#refresh();
+    }
+    const local = this.#local;
+    if (local === undefined) throw this.#unavailable();
+    try {
+      return await local(header, token);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ERR_JWKS_NO_MATCHING_KEY") throw error;
+      // An unknown kid: the keys may have rotated since.
+      await this.#refresh();
+      if (this.#local !== local) return await this.#local!(header, token);
+      // The endpoint is down: the token may be signed with a key not seen yet.
+      if (this.#failed) throw this.#unavailable();
+      throw error;
+    }
+  }) as KeyGetter;
+
+  /** Fetches the keys unless a fetch is under way or the last one is too recent. */
+  #refresh(): Promise<void> {
+    if (this.#pending !== undefined) return this.#pending;
+    const now = Date.now();
+    if (now - this.#attemptAt < this.#cooldownMs) return Promise.resolve();
+    this.#attemptAt = now;
+    return this.#pending = this.#fetch().then(
+      (keys) => {
+        this.#local = keys;
+        this.#fetchedAt = Date.now();
+        this.#failed = false;
+      },
+      (error) => {
+        this.#failed = true;
+        logger.warn(
+          "auth.jwks_failed",
+          `the JWKS could not be fetched (${
+            error instanceof Error ? error.message : String(error)
+          }); ${
+            this.#local === undefined ? "no keys yet" : "the keys fetched before are kept"
+          }, next try in ${this.#cooldownMs} ms`,
+          { url: this.#url },
+        );
+      },
+    ).finally(() => this.#pending = undefined);
+  }
+
+  async #fetch(): Promise<KeyGetter> {
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    const response = await fetch(this.#url, {
+      headers: { accept: "application/json, application/jwk-set+json" },
+      redirect: "manual",
+      signal,
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new Error(`HTTP ${response.status}`);
+    }
+    const announced = Number(response.headers.get("content-length") ?? 0);
+    if (announced > MAX_JWKS_BYTES) {
+      await response.body?.cancel();
+      throw new Error(`larger than ${MAX_JWKS_BYTES} bytes`);
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of response.body ?? []) {
+      size += chunk.byteLength;
+      if (size > MAX_JWKS_BYTES) throw new Error(`larger than ${MAX_JWKS_BYTES} bytes`);
+      chunks.push(chunk);
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) bytes.set(chunk, (at += chunk.byteLength) - chunk.byteLength);
+    return this.#jose.createLocalJWKSet(JSON.parse(new TextDecoder().decode(bytes)));
+  }
+
+  #unavailable(): VerifierUnavailableError {
+    const wait = this.#cooldownMs - (Date.now() - this.#attemptAt);
+    return new VerifierUnavailableError("the signing keys are unavailable", Math.max(1000, wait));
+  }
 }
 
 /** A short, token-free reason for a failed verification. */

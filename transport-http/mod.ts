@@ -22,7 +22,12 @@ export { type RunningServer, serve, type ServeOptions } from "./serve.ts";
 export type { RequestContext, ServeInfoLike } from "./request_context.ts";
 export { isLoopbackHost, type OriginPolicy } from "./origin.ts";
 export type { CorsOptions } from "./cors.ts";
-export type { AuthInfo, AuthOptions, TokenVerifier } from "./auth.ts";
+export {
+  type AuthInfo,
+  type AuthOptions,
+  type TokenVerifier,
+  VerifierUnavailableError,
+} from "./auth.ts";
 export { jwtVerifier, type JwtVerifierOptions } from "./jwt_verifier.ts";
 export { type IntrospectionOptions, introspectionVerifier } from "./introspection.ts";
 export type { RateLimitOptions } from "./rate_limit.ts";

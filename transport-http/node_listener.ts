@@ -20,6 +20,7 @@ import {
   stopsWith,
   unref,
 } from "./serve.ts";
+import { fixResource } from "./handler.ts";
 
 /**
  * Options of {@link serveNode}: those of `serve()` and the connection
@@ -132,6 +133,7 @@ export async function serveNode(
   const addr = http.address() as AddressInfo;
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
   const url = new URL(`http://${host}:${addr.port}${path}`);
+  fixResource(handler, url);
   const watchdog = new AcceptWatchdog(http, addr, async (firstOfEpisode) => {
     if (firstOfEpisode) {
       (options.onDescriptorsExhausted ?? reportExhausted)(

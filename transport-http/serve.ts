@@ -7,7 +7,13 @@
  */
 
 import { logger, type McpServer } from "@anubis/core";
-import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./handler.ts";
+import {
+  createHttpHandler,
+  DEFER_RESOURCE,
+  fixResource,
+  type HttpHandler,
+  type HttpHandlerOptions,
+} from "./handler.ts";
 import { isLoopbackHost } from "./origin.ts";
 
 /**
@@ -81,7 +87,10 @@ export interface RunningServer {
 }
 
 /**
- * Serves a server over Streamable HTTP with `Deno.serve`. On a loopback bind
+ * Serves a server over Streamable HTTP with `Deno.serve`. With `auth` and no
+ * `auth.resource`, the resource URL (the tokens' audience) is the URL it
+ * listens on (`url`), never a request's `Host`: on any bind but the one
+ * clients use (behind a proxy, on `0.0.0.0`), set `auth.resource`. On a loopback bind
  * only loopback `Host` names (and those in `allowedHosts`) are accepted; on
  * any other bind the `Host` check is off unless `allowedHosts` is given.
  * When the process runs out of file descriptors (idle clients holding
@@ -109,6 +118,7 @@ export function serve(server: McpServer, options: ServeOptions = {}): RunningSer
   const addr = httpServer.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = new URL(`http://${host}:${addr.port}${path}`);
+  fixResource(handler, url);
   let stopped = false;
   let wake: (() => void) | undefined;
   const pause = (ms: number) =>
@@ -177,10 +187,12 @@ export function servedHandler(
 ): { handler: HttpHandler; hostname: string; path: string } {
   const hostname = options.hostname ?? "127.0.0.1";
   const local = isLoopbackHost(hostname);
+  // Without auth.resource, the listener fixes it to the URL it serves.
   const handler = createHttpHandler(server, {
     ...options,
     allowedHosts: options.allowedHosts ?? (local ? [] : "*"),
-  });
+    [DEFER_RESOURCE]: true,
+  } as HttpHandlerOptions);
   const path = options.path === false ? "/" : options.path ?? "/mcp";
   return { handler, hostname, path };
 }

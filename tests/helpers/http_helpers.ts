@@ -136,10 +136,16 @@ export interface TestServer {
 
 /** Starts the real handler on Deno.serve, 127.0.0.1, port 0. */
 export function start(options: HttpHandlerOptions = {}, server = testServer()): TestServer {
-  const handler = createHttpHandler(server, { keepAliveMs: 0, ...options });
-  const httpServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
+  // Listening first: with auth, the resource URL (the audience) is the served one.
+  const httpServer = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request, info) => handler(request, info),
+  );
+  const url = `http://127.0.0.1:${httpServer.addr.port}/mcp`;
+  const auth = options.auth && { resource: url, ...options.auth };
+  const handler = createHttpHandler(server, { keepAliveMs: 0, ...options, auth });
   return {
-    url: `http://127.0.0.1:${httpServer.addr.port}/mcp`,
+    url,
     handler,
     async close() {
       handler.close();

@@ -25,6 +25,9 @@ Deno.test("auth cli: the SDK v1 client's OAuth flow gets a token from a real AS 
   }) => {
     if (req.body?.resource) token.payload.aud = req.body.resource;
     token.payload.scope = req.body?.scope ?? "mcp";
+    // RFC 9068 access tokens name their client; the mock server's client-credentials
+    // tokens name no one, and a token naming neither subject nor client is refused.
+    token.payload.client_id = "test-client";
   });
   const child = await startCli("examples/hello.ts", [
     "--port",

@@ -195,7 +195,7 @@ Deno.test("instances auth: --rate-limit is one bucket per principal across insta
       assert.ok(retryAfter >= 1 && retryAfter <= 10, `Retry-After ${retryAfter}`);
       const body = await limited.json();
       assert.equal(body.jsonrpc, "2.0");
-      assert.equal(body.id, null);
+      assert.equal(body.id, 1, "the id of the refused request");
       assert.equal(body.error.code, -32000);
       assert.match(body.error.message, /rate limit/);
       assert.ok(body.error.data.retryAfterMs > 0);
