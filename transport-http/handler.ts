@@ -519,6 +519,7 @@ export function createHttpHandler(
     sweep: { value: () => sessions.sweep(true) },
     close: {
       value: () => {
+        posts?.close();
         engine.close();
         stateless.close();
         sessions.close();
