@@ -772,7 +772,9 @@ export class PostStreams {
       if (event.id !== 0) last = event.id;
       return isResponse(event.data);
     };
-    if (found.events.some(write) || !this.store.tail) {
+    // `some` stops at the end, which is the stream's last event; one at or
+    // before the cursor was delivered already.
+    if (found.events.some(write) || found.ended || !this.store.tail) {
       stream.close();
       return stream;
     }
@@ -901,15 +903,19 @@ export class PostStreams {
     sessionId: string,
     key: number,
     cursor: number,
-  ): Promise<{ opening: Opening; events: StoredEvent[] } | undefined> {
+  ): Promise<{ opening: Opening; events: StoredEvent[]; ended: boolean } | undefined> {
     const events = await this.store.replay(sessionId, key - 1);
     const opening = events[0]?.id === key ? openingOf(events[0].data) : undefined;
     if (!opening) return undefined;
     const prefix = `${key}\n`;
+    const mine = events.filter((event) => event.data.startsWith(prefix))
+      .map((event) => ({ id: event.id, data: event.data.slice(prefix.length) }));
+    // Its end (a response, or an end record) is its last event, perhaps at the cursor itself.
+    const last = mine.at(-1)?.data;
     return {
       opening,
-      events: events.filter((event) => event.id > cursor && event.data.startsWith(prefix))
-        .map((event) => ({ id: event.id, data: event.data.slice(prefix.length) })),
+      events: mine.filter((event) => event.id > cursor),
+      ended: last !== undefined && (last === END || isResponse(last)),
     };
   }
 
