@@ -650,18 +650,26 @@ export class PostStreams {
   }
 
   /**
-   * Stops the heartbeat and the checks of followed streams, and closes those
-   * streams (the handler is closing; their clients resume elsewhere).
+   * The handler is closing: each request still running here is answered
+   * with the `-32603` of a stopped instance (recorded, so a client resuming
+   * elsewhere gets it without waiting for the lease), and the heartbeat and
+   * the checks of followed streams stop.
    *
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
    * import { PostStreams } from "./post_stream.ts";
+   * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
+   * const post = streams.open("s1", 4);
+   * await post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}');
    * streams.close();
+   * const text = await new Response(post.body.readable).text();
+   * assert.equal(text.includes('data: {"jsonrpc":"2.0","id":4,"error":{"code":-32603'), true);
    * ```
    */
   close(): void {
+    for (const post of [...this.live.values()]) post.send(ownerGone(post.requestId), true);
     clearInterval(this.#beating);
     this.#beating = undefined;
     clearInterval(this.#checking);
