@@ -75,3 +75,40 @@ Deno.test("instances: a resumed POST stream whose request's instance was killed 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("instances: an instance stopped gently answers its running calls' streams with the error itself", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "anubis-stream-end-" });
+  const kvPath = `${dir}/a.kv`;
+  const running: Instance[] = [];
+  try {
+    const a = await startInstance(kvPath);
+    running.push(a);
+    const b = await startInstance(kvPath);
+    running.push(b);
+    const session = await initialize(a.url);
+    const { reader: onA } = await callStreaming(a.url, session, 42, "test_slow_operation", {
+      seconds: 600,
+    });
+    const first = await nextMessage(onA);
+    const atA = readToEnd(onA, 4 * LEASE_MS);
+    await a.stop("SIGTERM");
+    const endAtA = await atA;
+    assert.equal(endAtA.ended, true);
+    assert.deepEqual(endAtA.messages.at(-1)?.message.id, 42);
+    assert.equal((endAtA.messages.at(-1)?.message.error as { code?: number })?.code, -32603);
+
+    // Recorded by A as it stopped: B replays it and ends, with no lease to wait.
+    const resumed = await resume(b.url, session, first.id!);
+    assert.equal(resumed.status, 200);
+    const rest = await readToEnd(new SseReader(resumed), 4 * LEASE_MS);
+    assert.equal(rest.ended, true);
+    const last = rest.messages.at(-1)?.message as { id?: unknown; error?: { code?: number } };
+    assert.equal(last?.id, 42);
+    assert.equal(last.error?.code, -32603);
+    const { stderr } = await b.stop();
+    assert.doesNotMatch(stderr, /stopped before answering/, "B did not have to answer it");
+  } finally {
+    for (const instance of running) await instance.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
