@@ -12,7 +12,7 @@ import { defineServer } from "@anubis/core";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 import { createHttpHandler } from "@anubis/transport-http";
 import { initialize, post, SseReader, start } from "../helpers/http_helpers.ts";
-import { startHttpServer } from "../helpers/everything_http_server.ts";
+import { startCli, startHttpServer } from "../helpers/everything_http_server.ts";
 import {
   callStreaming,
   nextMessage,
@@ -63,6 +63,40 @@ Deno.test("http: the POST stream of a call its client cancelled ends, and a resu
       assert.equal(message.method, "notifications/progress", "no response for a cancelled call");
     }
   });
+});
+
+Deno.test("http: a call that ignores its cancellation still ends its stream when its client cancels it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "anubis-stream-end-" });
+  const server = await startCli("tests/helpers/stubborn_server.ts", [
+    "--port",
+    "0",
+    "--event-store",
+    `kv:${dir}/events.kv`,
+  ]);
+  try {
+    const url = server.url.href;
+    const session = await initialize(url);
+    const { reader } = await callStreaming(url, session, 9, "stubborn", {});
+    const first = await nextMessage(reader);
+    const cancel = await post(url, {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 9 },
+    }, sessionHeaders(session));
+    assert.equal(cancel.status, 202);
+    await cancel.body?.cancel();
+    const live = await readToEnd(reader, BOUND_MS);
+    assert.equal(live.ended, true, "the POST's own stream ended");
+    assert.deepEqual(live.messages, []);
+    const resumed = await resume(url, session, first.id!);
+    assert.equal(resumed.status, 200);
+    const replay = await readToEnd(new SseReader(resumed), BOUND_MS);
+    assert.equal(replay.ended, true, "the resumed stream ended after its (empty) replay");
+    assert.deepEqual(replay.messages, []);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("http: the POST stream of an answered call, resumed, replays and closes", async () => {
