@@ -319,7 +319,7 @@ export class PostStream {
    * post.end();
    * ```
    */
-  get requestId(): RequestId | undefined {
+  get requestId(): string | number | undefined {
     return this.#requestId;
   }
 
@@ -643,7 +643,7 @@ export class PostStreams {
    * assert.equal(await new Response(resumed?.readable).text(), ""); // nothing more: it ends
    * ```
    */
-  cancelled(sessionId: string, requestId: RequestId): void {
+  cancelled(sessionId: string, requestId: string | number): void {
     for (const post of this.live.values()) {
       if (post.sessionId === sessionId && post.requestId === requestId) post.end();
     }
@@ -703,7 +703,7 @@ export class PostStreams {
    * assert.equal((await response.text()).startsWith("id: 1-1\n"), true);
    * ```
    */
-  open(sessionId: string, requestId?: RequestId): PostStream {
+  open(sessionId: string, requestId?: string | number): PostStream {
     return new PostStream(this, sessionId, requestId);
   }
 
