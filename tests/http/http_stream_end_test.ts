@@ -12,7 +12,7 @@ import { defineServer } from "@anubis/core";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 import { createHttpHandler } from "@anubis/transport-http";
 import { initialize, post, SseReader, start } from "../helpers/http_helpers.ts";
-import { startCli, startHttpServer } from "../helpers/everything_http_server.ts";
+import { startCli } from "../helpers/everything_http_server.ts";
 import {
   callStreaming,
   nextMessage,
@@ -24,10 +24,16 @@ import {
 /** How long a test waits for a stream the server should end (a bound, not an expectation). */
 const BOUND_MS = 20_000;
 
-/** Runs `body` against `cli serve` with a KV event store in a temp dir. */
-async function withServer(body: (url: string) => Promise<void>): Promise<void> {
+/**
+ * Runs `body` against `cli serve` (the everything example, or `module`) with
+ * a KV event store in a temp dir.
+ */
+async function withServer(
+  body: (url: string) => Promise<void>,
+  module = "examples/everything.ts",
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "anubis-stream-end-" });
-  const server = await startHttpServer(["--event-store", `kv:${dir}/events.kv`]);
+  const server = await startCli(module, ["--port", "0", "--event-store", `kv:${dir}/events.kv`]);
   try {
     await body(server.url.href);
   } finally {
@@ -66,15 +72,7 @@ Deno.test("http: the POST stream of a call its client cancelled ends, and a resu
 });
 
 Deno.test("http: a call that ignores its cancellation still ends its stream when its client cancels it", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "anubis-stream-end-" });
-  const server = await startCli("tests/helpers/stubborn_server.ts", [
-    "--port",
-    "0",
-    "--event-store",
-    `kv:${dir}/events.kv`,
-  ]);
-  try {
-    const url = server.url.href;
+  await withServer(async (url) => {
     const session = await initialize(url);
     const { reader } = await callStreaming(url, session, 9, "stubborn", {});
     const first = await nextMessage(reader);
@@ -93,10 +91,7 @@ Deno.test("http: a call that ignores its cancellation still ends its stream when
     const replay = await readToEnd(new SseReader(resumed), BOUND_MS);
     assert.equal(replay.ended, true, "the resumed stream ended after its (empty) replay");
     assert.deepEqual(replay.messages, []);
-  } finally {
-    await server.stop();
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, "tests/helpers/stubborn_server.ts");
 });
 
 Deno.test("http: the POST stream of an answered call, resumed, replays and closes", async () => {

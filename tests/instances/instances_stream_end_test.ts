@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { SseReader } from "../helpers/http_helpers.ts";
+import { type ParsedEvent, SseReader } from "../helpers/http_helpers.ts";
 import { type Instance, startInstance } from "../helpers/instances_process.ts";
 import { callStreaming, nextMessage, readToEnd, resume } from "../helpers/stream_end.ts";
 import { initialize } from "../helpers/http_helpers.ts";
@@ -16,7 +16,20 @@ import { initialize } from "../helpers/http_helpers.ts";
 /** The transport's default lease (`DEFAULT_LEASE_MS` of transport-http/post_stream.ts). */
 const LEASE_MS = 10_000;
 
-Deno.test("instances: a resumed POST stream whose request's instance was killed ends with an error for its id", async () => {
+/**
+ * Two instances on one KV file in a temp dir, a session opened at the first,
+ * and a slow call (`test_slow_operation`, 600 s) as request `id` started
+ * there; `body` gets them and the call's first progress event.
+ */
+async function withSlowCall(
+  id: number,
+  body: (
+    a: Instance,
+    b: Instance,
+    session: string,
+    call: { reader: SseReader; first: ParsedEvent },
+  ) => Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "anubis-stream-end-" });
   const kvPath = `${dir}/a.kv`;
   const running: Instance[] = [];
@@ -26,10 +39,18 @@ Deno.test("instances: a resumed POST stream whose request's instance was killed 
     const b = await startInstance(kvPath);
     running.push(b);
     const session = await initialize(a.url);
-    const { reader: onA } = await callStreaming(a.url, session, 41, "test_slow_operation", {
+    const { reader } = await callStreaming(a.url, session, id, "test_slow_operation", {
       seconds: 600,
     });
-    const first = await nextMessage(onA);
+    await body(a, b, session, { reader, first: await nextMessage(reader) });
+  } finally {
+    for (const instance of running) await instance.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("instances: a resumed POST stream whose request's instance was killed ends with an error for its id", async () => {
+  await withSlowCall(41, async (a, b, session, { reader: onA, first }) => {
     assert.equal(first.id?.includes("-"), true);
     await onA.cancel(); // the client drops the POST connection; the call goes on at A
 
@@ -70,26 +91,11 @@ Deno.test("instances: a resumed POST stream whose request's instance was killed 
     const replayed = await readToEnd(new SseReader(again), 20_000);
     assert.equal(replayed.ended, true);
     assert.deepEqual(replayed.messages.at(-1)?.message, last);
-  } finally {
-    for (const instance of running) await instance.stop();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("instances: an instance stopped gently answers its running calls' streams with the error itself", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "anubis-stream-end-" });
-  const kvPath = `${dir}/a.kv`;
-  const running: Instance[] = [];
-  try {
-    const a = await startInstance(kvPath);
-    running.push(a);
-    const b = await startInstance(kvPath);
-    running.push(b);
-    const session = await initialize(a.url);
-    const { reader: onA } = await callStreaming(a.url, session, 42, "test_slow_operation", {
-      seconds: 600,
-    });
-    const first = await nextMessage(onA);
+  await withSlowCall(42, async (a, b, session, { reader: onA, first }) => {
     const atA = readToEnd(onA, 4 * LEASE_MS);
     await a.stop("SIGTERM");
     const endAtA = await atA;
@@ -107,8 +113,5 @@ Deno.test("instances: an instance stopped gently answers its running calls' stre
     assert.equal(last.error?.code, -32603);
     const { stderr } = await b.stop();
     assert.doesNotMatch(stderr, /stopped before answering/, "B did not have to answer it");
-  } finally {
-    for (const instance of running) await instance.stop();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
