@@ -107,6 +107,27 @@ export interface EventStore {
    */
   tail?(sessionId: string, afterId: number, signal: AbortSignal): AsyncIterable<StoredEvent>;
   /**
+   * Optional, for stores other processes share: records that the instance
+   * `owner` is alive. An instance beats while it runs requests whose POST
+   * streams it records (the owner is named in each stream's opening record),
+   * so an instance resuming one of those streams can tell a request still
+   * running elsewhere from one whose instance died: when `lastHeartbeat`
+   * stops changing for a lease period of the resuming instance's own clock,
+   * the request is answered with an error and its stream ends. A store
+   * without it cannot tell: such a stream then ends only with its answer.
+   *
+   * @param owner The instance's id (random, one per process and handler).
+   */
+  heartbeat?(owner: string): Promise<void>;
+  /**
+   * A token that changes with every {@link heartbeat} of `owner` (compared,
+   * never ordered), or `undefined` when it never beat or the store forgot it.
+   *
+   * @param owner The instance's id.
+   * @returns The token.
+   */
+  lastHeartbeat?(owner: string): Promise<string | undefined>;
+  /**
    * `true` when other processes read and write the same events (a KV file or
    * database). A stream dropped on one instance may then go on at another, so
    * an instance never deletes a session's events because its own stream was

@@ -136,6 +136,22 @@ export function eventStoreContract(make: StoreFactory<EventStore>): ContractCase
       assert.equal(await store.latestId("a"), 0);
       assert.deepEqual(await store.replay("b", 0), [{ id: 1, data: "1" }]);
     },
+    "heartbeats (when the store has them) change with every beat, per owner": async (store) => {
+      if (!store.heartbeat || !store.lastHeartbeat) {
+        assert.equal(store.lastHeartbeat, store.heartbeat, "both or neither");
+        return;
+      }
+      assert.equal(await store.lastHeartbeat("a"), undefined);
+      await store.heartbeat("a");
+      const first = await store.lastHeartbeat("a");
+      assert.notEqual(first, undefined);
+      assert.equal(await store.lastHeartbeat("a"), first, "reading does not beat");
+      assert.equal(await store.lastHeartbeat("b"), undefined, "another owner's beats are not b's");
+      await store.heartbeat("a");
+      assert.notEqual(await store.lastHeartbeat("a"), first);
+      await store.append("a", "x"); // owners and sessions do not meet
+      assert.deepEqual(await store.replay("a", 0), [{ id: 1, data: "x" }]);
+    },
     "concurrent appends get every id once, with no gap": async (store) => {
       const ids = await Promise.all(
         Array.from({ length: 200 }, (_, i) => store.append("s", `e${i}`)),

@@ -342,6 +342,55 @@ export class KvEventStore implements EventStore {
   }
 
   /**
+   * Records that the instance `owner` is alive: one key per owner,
+   * `[...prefix, false, owner]` (a boolean part, so no session id can reach
+   * it), rewritten at each beat and kept for `ttlMs`.
+   *
+   * @param owner The instance's id.
+   *
+   * @example
+   * ```ts
+   * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvEventStore(kv);
+   * await store.heartbeat("a");
+   * const first = await store.lastHeartbeat("a");
+   * await store.heartbeat("a");
+   * assert.notEqual(await store.lastHeartbeat("a"), first);
+   * kv.close();
+   * ```
+   */
+  async heartbeat(owner: string): Promise<void> {
+    const op = this.#kv.atomic().set(this.#ownerKey(owner), this.#now(), { expireIn: this.#ttlMs });
+    await retryLocked(() => op.commit(), this.#retryMs);
+  }
+
+  /**
+   * The versionstamp of `owner`'s last {@link heartbeat} (it changes with
+   * every beat, whichever process reads it), or `undefined`.
+   *
+   * @param owner The instance's id.
+   * @returns The token.
+   *
+   * @example
+   * ```ts
+   * import { KvEventStore } from "@anubis/event-store-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvEventStore(kv);
+   * assert.equal(await store.lastHeartbeat("a"), undefined);
+   * await store.heartbeat("a");
+   * assert.equal(typeof await store.lastHeartbeat("a"), "string");
+   * kv.close();
+   * ```
+   */
+  async lastHeartbeat(owner: string): Promise<string | undefined> {
+    const entry = await retryLocked(() => this.#kv.get(this.#ownerKey(owner)), this.#retryMs);
+    return entry.versionstamp ?? undefined;
+  }
+
+  /**
    * Removes every key of the session (the counter last, so a delete cut short
    * never lets ids restart under surviving events). Idempotent.
    *
@@ -628,6 +677,9 @@ export class KvEventStore implements EventStore {
 
   #sessionPrefix(sessionId: string): KvKey {
     return [...this.#prefix, sessionId];
+  }
+  #ownerKey(owner: string): KvKey {
+    return [...this.#prefix, false, owner];
   }
   #counterKey(sessionId: string): KvKey {
     return [...this.#prefix, sessionId, "id"];

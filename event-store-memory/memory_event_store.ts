@@ -50,6 +50,9 @@ interface EventRef {
   at: number;
 }
 
+/** Owners whose heartbeats are remembered (instances, not clients: a handful in practice). */
+const MAX_OWNERS = 1_000;
+
 const DEFAULTS = { maxEventsPerSession: 1_000, maxEvents: 50_000, maxSessions: 10_000 };
 
 function positive(name: string, value: number | undefined, fallback?: number): number {
@@ -91,6 +94,8 @@ export class MemoryEventStore implements EventStore {
   /** Every held event in append order, plus refs to events dropped since. */
   readonly #order = new Fifo<EventRef>();
   readonly #waiters = new Map<string, Set<() => void>>();
+  /** Heartbeats per owner (instances in this process), the oldest owner forgotten past a bound. */
+  readonly #beats = new Map<string, number>();
   #held = 0;
   #forgottenFloor = 0;
 
@@ -185,6 +190,53 @@ export class MemoryEventStore implements EventStore {
    */
   latestId(sessionId: string): Promise<number> {
     return Promise.resolve(this.#logs.get(sessionId)?.lastId ?? 0);
+  }
+
+  /**
+   * Records that the instance `owner` is alive (instances sharing this store
+   * in one process tell a dead owner from a running one by it).
+   *
+   * @param owner The instance's id.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import assert from "node:assert/strict";
+   * const store = new MemoryEventStore();
+   * assert.equal(await store.lastHeartbeat("a"), undefined);
+   * await store.heartbeat("a");
+   * const first = await store.lastHeartbeat("a");
+   * await store.heartbeat("a");
+   * assert.notEqual(await store.lastHeartbeat("a"), first);
+   * ```
+   */
+  heartbeat(owner: string): Promise<void> {
+    const beats = (this.#beats.get(owner) ?? 0) + 1;
+    this.#beats.delete(owner); // re-inserted last: the Map's order is the beats' recency
+    this.#beats.set(owner, beats);
+    if (this.#beats.size > MAX_OWNERS) this.#beats.delete(this.#beats.keys().next().value!);
+    return Promise.resolve();
+  }
+
+  /**
+   * A token that changes with each {@link heartbeat} of `owner`, or
+   * `undefined` when it never beat (or was forgotten).
+   *
+   * @param owner The instance's id.
+   * @returns The token.
+   *
+   * @example
+   * ```ts
+   * import { MemoryEventStore } from "@anubis/event-store-memory";
+   * import assert from "node:assert/strict";
+   * const store = new MemoryEventStore();
+   * await store.heartbeat("a");
+   * assert.equal(await store.lastHeartbeat("a"), "1");
+   * ```
+   */
+  lastHeartbeat(owner: string): Promise<string | undefined> {
+    const beats = this.#beats.get(owner);
+    return Promise.resolve(beats === undefined ? undefined : String(beats));
   }
 
   /**

@@ -86,7 +86,8 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * Makes streams resumable: an `EventStore` (in one process, a
    * `MemoryEventStore` from `@anubis/event-store-memory`; across instances,
    * a `KvEventStore`). Without it events carry per-connection ids and
-   * `Last-Event-ID` is ignored.
+   * `Last-Event-ID` is ignored. Anything else (`true`, say) is refused with
+   * a `TypeError` when the handler is made.
    */
   eventStore?: EventStore;
   /** Persists legacy sessions so they survive restarts and move between instances. */
@@ -283,6 +284,29 @@ function unreadable(error: unknown): Response {
 }
 
 /**
+ * The `eventStore` option, checked: anything but an `EventStore` (such as
+ * `true`, which an old README offered for "the in-memory store") is refused
+ * when the handler is made, not met as a 500 on the first request that
+ * needs the store. The transport knows no store: the in-memory one is
+ * `new MemoryEventStore()` from `@anubis/event-store-memory`.
+ */
+function eventStoreOf(store: unknown): EventStore | undefined {
+  if (store === undefined) return undefined;
+  const methods = store as Partial<Record<keyof EventStore, unknown>> | null;
+  if (
+    typeof methods?.append === "function" && typeof methods.replay === "function" &&
+    typeof methods.latestId === "function" && typeof methods.delete === "function"
+  ) {
+    return store as EventStore;
+  }
+  throw new TypeError(
+    `eventStore must be an EventStore (append, replay, latestId, delete), got ${
+      String(store)
+    }: for one process pass new MemoryEventStore() from @anubis/event-store-memory`,
+  );
+}
+
+/**
  * Creates the Streamable HTTP handler of a server. One engine serves every
  * request; nothing is constructed per request beyond the request's own state.
  *
@@ -306,13 +330,13 @@ export function createHttpHandler(
   server: McpServer,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
+  const eventStore = eventStoreOf(options.eventStore);
   const maxStreams = options.maxStreams ?? 1000;
   const engine = new Engine(server, {
     registry: options.registry ?? createDefaultRegistry(),
     maxSubscriptions: maxStreams,
     taskStore: options.taskStore,
   });
-  const eventStore = options.eventStore;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const sessions = new SessionTable(engine, {
     maxSessions: options.maxSessions ?? 10_000,
@@ -585,6 +609,7 @@ export function createHttpHandler(
     sweep: { value: () => sessions.sweep(true) },
     close: {
       value: () => {
+        posts?.close();
         engine.close();
         stateless.close();
         sessions.close();

@@ -279,6 +279,7 @@ export class LegacyEndpoint {
     if (!isRequest) {
       // A response may answer a request another instance sent.
       if ("method" in message) {
+        if (message.method === "notifications/cancelled") this.#cancelled(found, message);
         return this.#engine.handle(message, exchange, "legacy").then(() =>
           this.#afterSave(found, accepted())
         );
@@ -287,6 +288,18 @@ export class LegacyEndpoint {
       return Promise.resolve(this.#afterSave(found, accepted()));
     }
     return this.#call(found, message, exchange);
+  }
+
+  /**
+   * A client cancelled one of its requests: its recorded stream, when it
+   * runs here, ends now, so the client resuming it gets the replay and the
+   * end, not a stream held open while the work winds down (or never does).
+   */
+  #cancelled(found: SessionEntry, message: JsonRpcMessage): void {
+    const params = "params" in message ? message.params : undefined;
+    const requestId = params?.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    this.#posts?.cancelled(found.session.id!, requestId);
   }
 
   /**
@@ -318,7 +331,7 @@ export class LegacyEndpoint {
       // Where the version has them (2025-11-25), POST streams are recorded,
       // primed, and the client may be asked to poll.
       recorded: posts && found.session.dialect!.transportRules.resumablePostStreams
-        ? () => posts.open(sessionId)
+        ? () => posts.open(sessionId, requestIdOf(message) ?? undefined)
         : undefined,
     });
   }
