@@ -299,3 +299,10 @@ Deno.test("fair slots, defaults: 10 addresses x 1,000 finished sessions (the ful
     assert.equal((await call(url, "127.0.0.12", newcomer.session)).status, 200);
   });
 });
+
+Deno.test("trusted proxy: a --trusted-proxy that is not a CIDR stops cli serve at start, saying so", async () => {
+  await assert.rejects(
+    () => startHttpServer(["--trusted-proxy", "10.0.0.0/8,10.0.0.0/33"]),
+    /not a CIDR .*: 10\.0\.0\.0\/33/,
+  );
+});
