@@ -57,6 +57,11 @@ export interface ServeOptions {
    * store is on KV.
    */
   rateLimit?: { perSecond?: number; burst?: number };
+  /**
+   * `--trusted-proxy CIDR[,CIDR]` (repeatable): proxies whose `Forwarded` /
+   * `X-Forwarded-For` name the client, for the per-client bounds and rate limit.
+   */
+  trustedProxies?: string[];
   /** `--log-level`: the least level of the operator's log on stderr (default info). */
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** `--log-format`: `pretty` lines (`anubis: …`, the default) or `json` lines. */
@@ -77,6 +82,10 @@ export interface ServeOptions {
  * ```
  */
 export interface HttpLimitFlags {
+  /** `--max-sessions` */
+  maxSessions?: number;
+  /** `--max-streams` */
+  maxStreams?: number;
   /** `--max-sessions-per-client` */
   maxSessionsPerClient?: number;
   /** `--max-streams-per-client` */
@@ -93,6 +102,8 @@ export interface HttpLimitFlags {
 
 /** The numeric limit flags and the limit each sets. */
 const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
+  "--max-sessions": "maxSessions",
+  "--max-streams": "maxStreams",
   "--max-sessions-per-client": "maxSessionsPerClient",
   "--max-streams-per-client": "maxStreamsPerClient",
   "--max-batch-entries": "maxBatchEntries",
@@ -158,11 +169,20 @@ Options:
                             instances may share one file
   --allowed-origin <origin> Also accept this Origin (repeatable)
   --allowed-host <host>     Also accept this Host (repeatable)
+  --max-sessions <n>        Live sessions (default 10000); when full, a new
+                            client's initialize ends the least recently used
+                            idle session of the client holding the most
   --max-sessions-per-client <n>
                             Sessions one client address may hold (default 1000)
+  --max-streams <n>         Open GET and listen streams (default 1000)
   --max-streams-per-client <n>
                             GET and listen streams one client address may hold
                             (default 100)
+  --trusted-proxy <cidr,...>
+                            Take the client address from Forwarded or
+                            X-Forwarded-For when the peer is in one of these
+                            IPv4/IPv6 CIDRs (repeatable; default: headers
+                            ignored), for the per-client bounds and rate limit
   --max-batch-entries <n>   Entries in a JSON-RPC batch (default 1000)
   --body-timeout <ms>       A request body must arrive within this long, else
                             408 (default 30000; 0 turns it off)
@@ -227,6 +247,7 @@ const VALUE_FLAGS = new Set([
   "--request-state-previous-secret",
   "--rate-limit",
   "--rate-limit-burst",
+  "--trusted-proxy",
   "--log-level",
   "--log-format",
 ]);
@@ -389,6 +410,11 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
         (options.rateLimit ??= {})[rate ? "perSecond" : "burst"] = number;
         break;
       }
+      case "--trusted-proxy":
+        (options.trustedProxies ??= []).push(
+          ...value.split(",").map((cidr) => cidr.trim()).filter((cidr) => cidr),
+        );
+        break;
       case "--log-level":
         if (!/^(debug|info|warn|error|silent)$/.test(value)) {
           return {
@@ -425,6 +451,9 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       kind: "error",
       message: "--event-store, --session-store, --task-store and the HTTP limits need --http",
     };
+  }
+  if (options.trustedProxies && !options.http) {
+    return { kind: "error", message: "--trusted-proxy needs --http" };
   }
   if (options.rateLimit) {
     if (!options.http) return { kind: "error", message: "--rate-limit needs --http" };

@@ -162,3 +162,24 @@ Deno.test("args: --rate-limit N/s and --rate-limit-burst N", () => {
   assert.match(error(["--http", "--rate-limit-burst", "5"])!, /needs --rate-limit/);
   assert.match(error(["--rate-limit", "5/s"])!, /needs --http/);
 });
+
+Deno.test("args: --trusted-proxy takes comma-separated CIDRs, repeatable, with --http", () => {
+  const parsed = parseArgs([
+    "serve",
+    "s.ts",
+    "--http",
+    "--trusted-proxy",
+    "10.0.0.0/8, fd00::/8",
+    "--trusted-proxy=127.0.0.1",
+  ]);
+  if (parsed.kind !== "serve") throw new Error(JSON.stringify(parsed));
+  assert.deepEqual(parsed.options.trustedProxies, ["10.0.0.0/8", "fd00::/8", "127.0.0.1"]);
+  assert.equal(parseArgs(["serve", "s.ts", "--http"]).kind === "serve", true);
+  const plain = parseArgs(["serve", "s.ts", "--http"]);
+  if (plain.kind === "serve") assert.equal(plain.options.trustedProxies, undefined);
+  const stdio = parseArgs(["serve", "s.ts", "--trusted-proxy", "10.0.0.0/8"]);
+  assert.equal(stdio.kind === "error" && /needs --http/.test(stdio.message), true);
+  const limits = parseArgs(["serve", "s.ts", "--http", "--max-sessions", "40", "--max-streams=6"]);
+  if (limits.kind !== "serve") throw new Error(JSON.stringify(limits));
+  assert.deepEqual(limits.options.limits, { maxSessions: 40, maxStreams: 6 });
+});

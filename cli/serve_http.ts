@@ -527,6 +527,7 @@ export async function serveHttp(
       cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
       auth: authOf(options),
       rateLimit: await rateLimitOf(options, databases),
+      trustedProxies: options.trustedProxies,
       signal,
       onListen: (url) =>
         logger.info("listening", `listening on ${url.href}`, { url: url.href, transport: "http" }),

@@ -36,6 +36,7 @@ import { PostStreams } from "./post_stream.ts";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import { SessionTable } from "./session_table.ts";
 import { StatelessEndpoint } from "./stateless.ts";
+import { TrustedProxies } from "./trusted_proxy.ts";
 
 /**
  * Options of {@link createHttpHandler}. Every limit has a safe default.
@@ -78,6 +79,16 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * memory unless `rateLimit.store` shares the buckets between instances.
    */
   rateLimit?: RateLimitOptions;
+  /**
+   * The proxies (IPv4 or IPv6 CIDRs, or single addresses) whose forwarded
+   * headers name the client: for a request whose direct peer is in one of
+   * them, the client, for the per-client bounds and the rate limit, is the
+   * nearest untrusted hop of `Forwarded` (RFC 7239 `for=`) or
+   * `X-Forwarded-For`, read right to left (a request carrying both counts at
+   * its peer). Default none: forwarded headers are ignored. A middleware's
+   * `client` (see `RequestContext`) still wins.
+   */
+  trustedProxies?: readonly string[];
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
   path?: string | false;
   /** The dialects (default: all four). */
@@ -117,8 +128,11 @@ export interface HttpHandlerOptions extends OriginPolicy {
   bodyTimeoutMs?: number;
   /**
    * The most live legacy sessions (default 10,000). When full, the oldest
-   * session whose handshake never finished makes room; with none, `initialize`
-   * gets 503 with a `Retry-After` of when the stalest session can expire.
+   * session whose handshake never finished makes room; else the least
+   * recently used idle session of the client holding the most, if it holds
+   * at least two more than the new session's client (its next request gets
+   * 404, session not found); with neither, `initialize` gets 503 with a
+   * `Retry-After` of when the stalest session can expire.
    */
   maxSessions?: number;
   /**
@@ -126,8 +140,8 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * of the table); beyond it `initialize` gets 429 (after the client's own
    * oldest unfinished handshake made room, if it has one). The client is the
    * middleware's `client` (see `RequestContext`), else the remote address
-   * `Deno.serve` passes: behind a proxy, set `client` or every client
-   * counts as one.
+   * `Deno.serve` passes (or the one `trustedProxies` forward): behind a
+   * proxy, set `trustedProxies` (or `client`) or every client counts as one.
    */
   maxSessionsPerClient?: number;
   /**
@@ -145,7 +159,11 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * it become short -32603 errors for their ids.
    */
   maxBatchAnswerBytes?: number;
-  /** The most open standalone and listen streams (default 1,000); beyond it 503. */
+  /**
+   * The most open standalone and listen streams (default 1,000). When full,
+   * a client's GET ends the oldest standalone stream of the client holding
+   * the most, if it holds at least two more; else 503.
+   */
   maxStreams?: number;
   /**
    * The most open standalone and listen streams one client may hold (default
@@ -393,6 +411,19 @@ export function createHttpHandler(
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
+  const proxies = options.trustedProxies?.length
+    ? new TrustedProxies(options.trustedProxies)
+    : undefined;
+  // The context with the client named by trusted proxies' forwarded headers.
+  const forwarded = (request: Request, context?: RequestContext): RequestContext | undefined => {
+    if (context === undefined || typeof context.client === "string") return context;
+    const peer = clientOf(context);
+    if (peer === undefined) return context;
+    const named: RequestContext = { client: proxies!.clientOf(request.headers, peer) };
+    if (context.assigns) named.assigns = context.assigns;
+    if (context.authInfo !== undefined) named.authInfo = context.authInfo;
+    return named;
+  };
   // Not async: an async function allocates its frame and promises on every
   // call, more than a continuation does.
   const post = (request: Request, context?: RequestContext): Promise<Response> =>
@@ -535,6 +566,7 @@ export function createHttpHandler(
   };
 
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {
+    if (proxies !== undefined) context = forwarded(request, context);
     if (
       auth !== undefined && request.method === "GET" && auth.isMetadataPath(pathOf(request.url))
     ) {

@@ -495,12 +495,15 @@ export class LegacyEndpoint {
     }
     const standalone = this.#sessions.streamOf(found);
     const client = clientOf(context);
-    const release = this.#streams.acquire(client);
+    // A full pool may end this stream to serve a client holding fewer (the
+    // client reconnects, as after any server close).
+    let stream: SseStream | undefined;
+    const close = () => stream?.close();
+    const release = this.#streams.acquire(client, close);
     // Superseding the session's own stream needs no new slot.
     if (!release && !standalone.attached) return streamRefusal(this.#streams, null);
     const resumable = this.#limits.resumable;
     const priming = resumable && session.dialect!.transportRules.primingEvents === true;
-    let stream;
     try {
       stream = await standalone.attach(
         resumable ? lastEventIdOf(request) : undefined,
@@ -515,7 +518,7 @@ export class LegacyEndpoint {
     }
     // A superseded connection gave its slot back while attaching: take it.
     // This one may itself have been superseded meanwhile: it holds nothing.
-    const slot = release ?? this.#streams.acquire(client);
+    const slot = release ?? this.#streams.acquire(client, close);
     if (slot) releaseOnEnd(stream, slot);
     this.#sessions.hold(found, stream.signal);
     return stream.response({ "mcp-session-id": session.id! });

@@ -6,6 +6,16 @@
 
 import { ErrorCode, type RequestId } from "@anubis/core";
 import { errorResponseOf } from "./responses.ts";
+import { ClientHoldings } from "./fair_share.ts";
+
+/** A taken slot: how to give it back, and how to end what holds it (if it can be ended). */
+interface Slot {
+  readonly release: () => void;
+  readonly close: (() => void) | undefined;
+}
+
+/** How many of the largest holders a full counter looks at for a stream to take back. */
+const VICTIMS_LOOKED_AT = 16;
 
 /**
  * The limits and timings the endpoints share.
@@ -31,7 +41,10 @@ export interface HttpLimits {
 
 /**
  * Counts open long-lived streams against a bound, and each client's against
- * a bound of its own, so one client cannot take every slot.
+ * a bound of its own, so one client cannot take every slot. When every slot
+ * is taken, a client's request takes back the oldest closable stream of the
+ * client holding the most, if that one holds at least two more than the
+ * asking client: a few clients holding their bounds cannot lock others out.
  *
  * @example
  * ```ts
@@ -48,7 +61,7 @@ export class StreamCounter {
   #open = 0;
   readonly #max: number;
   readonly #maxPerClient: number;
-  readonly #perClient = new Map<string, number>();
+  readonly #perClient = new ClientHoldings<Slot>();
 
   /**
    * Creates the counter.
@@ -101,6 +114,9 @@ export class StreamCounter {
    * Takes a slot.
    *
    * @param client Who asks (an address or a principal); without one only the bound counts.
+   * @param close Ends the stream this slot is for (its release follows): a
+   *   full counter may call it to give the slot to a client holding fewer.
+   *   Without it the slot is never taken back.
    * @returns The release function, or `undefined` when every slot, or every
    * slot the client may hold, is taken.
    *
@@ -116,24 +132,36 @@ export class StreamCounter {
    * if (counter.open !== 1 || counter.acquire("10.0.0.1") === undefined) throw new Error("freed");
    * ```
    */
-  acquire(client?: string): (() => void) | undefined {
-    if (this.#open >= this.#max) return undefined;
-    if (client !== undefined) {
-      const held = this.#perClient.get(client) ?? 0;
-      if (held >= this.#maxPerClient) return undefined;
-      this.#perClient.set(client, held + 1);
-    }
+  acquire(client?: string, close?: () => void): (() => void) | undefined {
+    const held = client === undefined ? 0 : this.#perClient.count(client);
+    if (held >= this.#maxPerClient) return undefined;
+    if (this.#open >= this.#max && !this.#takeBack(held)) return undefined;
     this.#open++;
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
       this.#open--;
-      if (client === undefined) return;
-      const held = this.#perClient.get(client)! - 1;
-      if (held === 0) this.#perClient.delete(client);
-      else this.#perClient.set(client, held);
+      if (client !== undefined) this.#perClient.delete(client, slot);
     };
+    const slot: Slot = { release, close };
+    if (client !== undefined) this.#perClient.add(client, slot);
+    return release;
+  }
+
+  /** Ends the oldest closable stream of a client holding at least two more than `held`. */
+  #takeBack(held: number): boolean {
+    let looked = 0;
+    for (const [, slots] of this.#perClient.largest(held)) {
+      for (const slot of slots) {
+        if (slot.close === undefined) continue;
+        slot.release();
+        slot.close();
+        return true;
+      }
+      if (++looked === VICTIMS_LOOKED_AT) break;
+    }
+    return false;
   }
 }
 

@@ -18,6 +18,7 @@ import type {
 } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import type { SessionEntry } from "./session_entry.ts";
+import { ClientHoldings } from "./fair_share.ts";
 import { SessionLinks } from "./session_links.ts";
 import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
 
@@ -68,7 +69,16 @@ export interface SessionTableOptions {
  * a DELETE at another instance, or a handshake that did not complete
  * (`refused`: not logged, the session never opened).
  */
-export type SessionEndReason = "deleted" | "expired" | "shutdown" | "ended elsewhere" | "refused";
+export type SessionEndReason =
+  | "deleted"
+  | "expired"
+  | "evicted"
+  | "shutdown"
+  | "ended elsewhere"
+  | "refused";
+
+/** How many of the largest holders a full table looks at for an idle session to take back. */
+const VICTIMS_LOOKED_AT = 16;
 
 const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
 const ID_BYTES = 16;
@@ -98,6 +108,22 @@ function newSessionId(): string {
 /** Whether a session may make room: its handshake never finished and nothing holds it. */
 function evictable({ session, stream }: SessionEntry): boolean {
   return !session.initialized && !stream?.attached && session.inflightCount === 0;
+}
+
+/**
+ * The least recently used of a client's sessions that nothing holds (no
+ * attached stream, no request in flight), if any: the one a full table
+ * takes back for a client holding fewer. Walks the client's sessions (at
+ * most its bound), and only when the table is full.
+ */
+function leastRecentlyUsed(entries: ReadonlySet<SessionEntry>): SessionEntry | undefined {
+  let victim: SessionEntry | undefined;
+  for (const entry of entries) {
+    const { session, stream } = entry;
+    if (stream?.attached || session.inflightCount > 0) continue;
+    if (victim === undefined || session.lastActivity < victim.session.lastActivity) victim = entry;
+  }
+  return victim;
 }
 
 /** Whether a session bound to `owner` (unbound: `undefined`) is open to `principal`. */
@@ -140,8 +166,8 @@ export class SessionTable {
   readonly #engine: Engine;
   readonly #options: SessionTableOptions;
   readonly #entries = new Map<string, SessionEntry>();
-  /** Each client's sessions, oldest first. */
-  readonly #byClient = new Map<string, Set<SessionEntry>>();
+  /** Each client's sessions, oldest first, and who holds the most. */
+  readonly #byClient = new ClientHoldings<SessionEntry>();
   /** Restores under way, by session id, with the principal each is for. */
   readonly #restoring = new Map<
     string,
@@ -252,7 +278,7 @@ export class SessionTable {
    * ```
    */
   create(client?: string): SessionEntry | undefined {
-    if (this.#full()) return undefined;
+    if (this.#full(client ?? "")) return undefined;
     const session = this.#engine.createSession({
       id: newSessionId(),
       transport: "http",
@@ -261,9 +287,7 @@ export class SessionTable {
     const entry = this.#register(session);
     if (client !== undefined) {
       entry.client = client;
-      let held = this.#byClient.get(client);
-      if (!held) this.#byClient.set(client, held = new Set());
-      held.add(entry);
+      this.#byClient.add(client, entry);
     }
     return entry;
   }
@@ -303,7 +327,7 @@ export class SessionTable {
   clientFull(client: string | undefined): boolean {
     const max = this.#options.maxSessionsPerClient;
     if (client === undefined || max === undefined) return false;
-    const held = this.#byClient.get(client);
+    const held = this.#byClient.of(client);
     if (!held || held.size < max) return false;
     for (const entry of held) {
       if (!evictable(entry)) continue;
@@ -732,10 +756,7 @@ export class SessionTable {
         { sessionId: id, reason, transport: "http" },
       );
     }
-    if (entry.client !== undefined) {
-      const held = this.#byClient.get(entry.client);
-      if (held?.delete(entry) && held.size === 0) this.#byClient.delete(entry.client);
-    }
+    if (entry.client !== undefined) this.#byClient.delete(entry.client, entry);
     entry.stream?.close();
     this.#engine.dropSession(entry.session);
   }
@@ -830,8 +851,30 @@ export class SessionTable {
     for (const entry of [...this.#entries.values()]) this.discard(entry, "shutdown");
   }
 
-  /** Whether the table has no room for another session, after expiring idle ones. */
-  #full(): boolean {
+  /**
+   * Ends a session to make room for another client's: gone here and from
+   * the stores, so its client's next request is answered 404 (session not
+   * found) and it initializes again.
+   */
+  #evict(entry: SessionEntry): void {
+    const id = entry.session.id!;
+    this.discard(entry, "evicted");
+    const failed = (error: unknown) =>
+      logger.error("store.failed", `store delete failed for evicted session ${id}`, { error });
+    this.#options.sessionStore?.delete(id).catch(failed);
+    this.#options.stream.eventStore?.delete(id).catch(failed);
+  }
+
+  /**
+   * Whether the table has no room for another session, after expiring idle
+   * ones, evicting the oldest unfinished handshake, and (for a new session,
+   * `client` given: `""` for one without a client) taking back the least
+   * recently used idle session of the client holding the most, when it
+   * holds at least two more than `client` does: a full table keeps serving
+   * new clients while a few hold their bounds, and shares converge to equal.
+   * A client holding one session never loses it this way.
+   */
+  #full(client?: string): boolean {
     // A sweep walks every session: forced only when the table is full, else
     // on its own schedule (sweeping on every initialize made n sessions O(n²)).
     this.sweep(this.#entries.size >= this.#options.maxSessions);
@@ -841,6 +884,16 @@ export class SessionTable {
       if (!evictable(entry)) continue;
       this.#expire(entry);
       return false;
+    }
+    if (client === undefined) return true;
+    let looked = 0;
+    for (const [, entries] of this.#byClient.largest(this.#byClient.count(client))) {
+      const victim = leastRecentlyUsed(entries);
+      if (victim !== undefined) {
+        this.#evict(victim);
+        return false;
+      }
+      if (++looked === VICTIMS_LOOKED_AT) break;
     }
     return true;
   }

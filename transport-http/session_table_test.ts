@@ -148,3 +148,48 @@ Deno.test("session table: a stored session bound to a principal is restored only
     engine.close();
   }
 });
+
+Deno.test("session table: a full table takes back the least recently used idle session of the largest holder, never a held one, and no more than fair", async () => {
+  const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+    registry: createDefaultRegistry(),
+  });
+  const table = new SessionTable(engine, {
+    maxSessions: 6,
+    maxSessionsPerClient: 5,
+    idleMs: 60_000,
+    stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
+  });
+  try {
+    const opened = (client: string, at: number) => {
+      const entry = table.create(client)!;
+      entry.session.markInitialized();
+      entry.session.touch(Date.now() - 10_000 + at);
+      return entry;
+    };
+    const big = [0, 1, 2, 3, 4].map((i) => opened("big", i));
+    const small = opened("small", 5);
+    // big[0] is used most recently; big[1] has a stream attached: neither is taken.
+    big[0].session.touch(Date.now());
+    const stream = await table.streamOf(big[1]).attach(undefined, false);
+    const first = table.create("new");
+    assert.ok(first, "a new client is served from a full table");
+    first.session.markInitialized();
+    assert.equal(big[2].session.closed, true, "the largest holder's least recently used idle one");
+    assert.equal(big[0].session.closed || big[1].session.closed || small.session.closed, false);
+    // big holds 4, new 1: one more (4 >= 1 + 2) ...
+    table.create("new")!.session.markInitialized();
+    assert.equal(big[3].session.closed, true);
+    // ... and then no one holds two more than new (big 3, new 2, small 1) ...
+    assert.equal(table.create("new"), undefined);
+    // ... but small may take one from big (3 >= 1 + 2), big[0] used lately and big[1] held stay.
+    table.create("small")!.session.markInitialized();
+    assert.equal(big[4].session.closed, true);
+    assert.equal(big[0].session.closed || big[1].session.closed, false);
+    // Shares equal (2, 2, 2): nobody takes from anybody.
+    for (const client of ["big", "new", "small"]) assert.equal(table.create(client), undefined);
+    await stream.readable.cancel();
+  } finally {
+    table.close();
+    engine.close();
+  }
+});
