@@ -68,7 +68,10 @@ async function serve(module: string, kvPath: string): Promise<Child> {
     if (pending) log.push(pending);
     listening(undefined);
   })();
+  // Bounded: a child that does not listen within 30 s is stopped.
+  const slow = setTimeout(() => child.kill("SIGKILL"), 30_000);
   const url = await started;
+  clearTimeout(slow);
   if (!url) {
     await child.status;
     await reading;
@@ -284,7 +287,8 @@ Deno.test("kv session store: a KV file read-only at start is an error at start; 
   try {
     (await Deno.openKv(kvPath)).close();
     await Deno.chmod(kvPath, 0o444);
-    const start = await new Deno.Command(Deno.execPath(), {
+    // Bounded: a serve that starts anyway is stopped after 20 s (and the test fails).
+    const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
         "-A",
@@ -301,7 +305,11 @@ Deno.test("kv session store: a KV file read-only at start is an error at start; 
       stdin: "null",
       stdout: "null",
       stderr: "piped",
-    }).output();
+    }).spawn();
+    const stop = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const start = await child.output();
+    clearTimeout(stop);
+    assert.equal(start.signal, null, "serve started on a read-only KV file");
     assert.notEqual(start.code, 0);
     assert.match(
       new TextDecoder().decode(start.stderr),
