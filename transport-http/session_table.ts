@@ -173,8 +173,10 @@ export class SessionTable {
   readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
   readonly #handshakeMs: number;
-  /** The bytes of records the live sessions have in the session store. */
+  /** The bytes of records the live sessions have in the session store (and those being deleted). */
   readonly #stored: StoredBytes;
+  /** The deletes of records under way. */
+  readonly #forgetting = new Set<Promise<void>>();
   // One function for every session's messages (a closure per session would
   // be kept as long as the session).
   readonly #deliver = (message: JsonRpcMessage, session: Session) => this.#send(session, message);
@@ -619,18 +621,21 @@ export class SessionTable {
     const now = Date.now();
     if (key !== entry.saved) {
       const bytes = utf8Length(key);
-      this.#makeRoom(entry, bytes);
+      if (this.#stored.over(entry, bytes) !== undefined) await this.#makeRoom(entry, bytes);
+      // Counted from now: saves under way take their room too.
+      const before = entry.storedBytes ?? 0;
+      this.#stored.charge(entry, bytes);
       try {
         await store.save(record, this.#options.idleMs);
       } catch (error) {
+        if (this.#entries.get(session.id!) === entry) this.#stored.charge(entry, before);
         throw notStored(error, session.id!);
       }
       if (this.#entries.get(session.id!) !== entry) {
         // Expired or evicted while the save ran: what it wrote goes too.
-        this.#forget(session.id!, session.initialized);
+        this.#forget(session.id!, session.initialized, entry.client, bytes);
         return;
       }
-      this.#stored.charge(entry, bytes);
       entry.saved = key;
       entry.touchedAt = now;
     } else if (now - entry.touchedAt > this.#options.idleMs / 10) {
@@ -644,8 +649,8 @@ export class SessionTable {
    * `bytes`: unfinished handshakes go first (the client's own for its
    * budget, the oldest in the table for the total), else the save is refused.
    */
-  #makeRoom(entry: SessionEntry, bytes: number): void {
-    for (;;) {
+  async #makeRoom(entry: SessionEntry, bytes: number): Promise<void> {
+    for (let waits = 0;;) {
       const over = this.#stored.over(entry, bytes);
       if (over === undefined) return;
       const candidates = over === "client"
@@ -659,6 +664,11 @@ export class SessionTable {
         break;
       }
       if (evicted) continue;
+      if (this.#forgetting.size > 0 && waits++ < 100) {
+        // Records being deleted still count: room comes when a delete is done.
+        await Promise.race(this.#forgetting);
+        continue;
+      }
       const budget = over === "client"
         ? `this client's ${
           this.#options.maxStoredBytesPerClient ?? DEFAULT_STORED_BYTES_PER_CLIENT
@@ -908,8 +918,11 @@ export class SessionTable {
   #expire(entry: SessionEntry): void {
     const { session } = entry;
     const store = this.#options.stream.eventStore;
+    const { client, storedBytes } = entry;
     this.discard(entry, "expired");
-    if (entry.saved !== undefined) this.#forget(session.id!, session.initialized);
+    if (entry.saved !== undefined) {
+      this.#forget(session.id!, session.initialized, client, storedBytes ?? 0);
+    }
     // The session is over for this instance; a shared session store keeps
     // its own TTL, so only the recorded events are dropped here (unless
     // other instances share them: the session may be busy there).
@@ -925,15 +938,22 @@ export class SessionTable {
    * instance serves it: its record then finished the handshake this one
    * did not see, or is kept alive by that instance's touches.
    */
-  #forget(id: string, initialized: boolean): void {
+  #forget(id: string, initialized: boolean, client: string | undefined, bytes: number): void {
     const store = this.#options.sessionStore;
     if (!store) return;
-    store.load(id).then((record) => {
+    // Its bytes count toward the budgets until the record is gone.
+    const leaving: SessionEntry = { session: undefined!, touchedAt: 0, client };
+    this.#stored.charge(leaving, bytes);
+    const done = store.load(id).then((record) => {
       if (record && (initialized || record.initialized)) return;
       return store.delete(id);
     }).catch((error) =>
       logger.error("store.failed", `session store delete failed for session ${id}`, { error })
-    );
+    ).finally(() => {
+      this.#stored.release(leaving);
+      this.#forgetting.delete(done);
+    });
+    this.#forgetting.add(done);
   }
 
   /**
