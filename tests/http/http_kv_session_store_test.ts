@@ -29,7 +29,7 @@ interface Child {
 }
 
 /** Starts `cli serve <module> --http --session-store kv:<path>` and reads its log. */
-async function serve(module: string, kvPath: string): Promise<Child> {
+async function serve(module: string, kvPath: string, extra: string[] = []): Promise<Child> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -44,6 +44,7 @@ async function serve(module: string, kvPath: string): Promise<Child> {
       `kv:${kvPath}`,
       "--log-format",
       "json",
+      ...extra,
     ],
     cwd: ROOT,
     stdin: "null",
@@ -336,6 +337,31 @@ Deno.test("kv session store: a KV file read-only at start is an error at start; 
       await server.stop();
     }
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv session store: --max-stored-session-bytes-per-client sets the client's budget", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/sessions.kv`;
+  const server = await serve("examples/everything.ts", kvPath, [
+    "--max-stored-session-bytes-per-client",
+    "1500000",
+  ]);
+  try {
+    // Two finished sessions of ~600 KB fit in 1.5 MB; the third does not.
+    await open(server.url, bigCapabilities(600_000));
+    await open(server.url, bigCapabilities(600_000));
+    const refused = await post(
+      server.url,
+      initializeRequest(3, "2025-11-25", bigCapabilities(600_000)),
+    );
+    assert.equal(refused.status, 429);
+    const body = await refused.json();
+    assert.equal(body.id, 3);
+    assert.match(body.error.message, /does not fit in this client's 1500000 bytes/);
+  } finally {
+    await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });
