@@ -106,6 +106,14 @@ function notStoredResponse(refusal: SessionNotStored, id: RequestId | null = nul
   );
 }
 
+/** {@link notStoredResponse} as the outcome of a request answered through `respond`. */
+function notStoredOutcome(
+  refusal: SessionNotStored,
+  id: RequestId | null,
+): { body: JsonRpcMessage; status: number } {
+  return { body: errorResponse(id, refusal.code, refusal.message), status: refusal.status };
+}
+
 /** Gives a stream's slot back when the stream ends, or now if it already has. */
 function releaseOnEnd(stream: SseStream, release: () => void): void {
   if (stream.open) stream.signal.addEventListener("abort", release, { once: true });
@@ -320,10 +328,13 @@ export class LegacyEndpoint {
   #afterSave<T>(
     found: SessionEntry,
     value: T,
-    refused: (refusal: SessionNotStored) => T,
+    refused: (refusal: SessionNotStored, id: RequestId | null) => T,
+    message?: JsonRpcMessage,
   ): T | Promise<T> {
     if (!this.#sessions.saves(found)) return value;
-    return this.#persist(found).then((refusal) => refusal ? refused(refusal) : value);
+    return this.#persist(found).then((refusal) =>
+      refusal ? refused(refusal, message ? requestIdOf(message) : null) : value
+    );
   }
 
   /** Answers a request of a found session (JSON, or SSE once it emits). */
@@ -339,10 +350,8 @@ export class LegacyEndpoint {
             this.#afterSave(
               found,
               reply && { body: reply.message, status: reply.status },
-              (refusal) => ({
-                body: errorResponse(requestIdOf(message), refusal.code, refusal.message),
-                status: refusal.status,
-              }),
+              notStoredOutcome,
+              message,
             ),
         );
       } catch (error) {
