@@ -98,6 +98,10 @@ export interface HttpLimitFlags {
   headersTimeoutMs?: number;
   /** `--idle-timeout` (milliseconds; serves on the `node:http` listener) */
   idleTimeoutMs?: number;
+  /** `--max-stored-session-bytes-per-client` (with `--session-store`) */
+  maxStoredSessionBytesPerClient?: number;
+  /** `--max-stored-session-bytes` (with `--session-store`) */
+  maxStoredSessionBytes?: number;
 }
 
 /** The numeric limit flags and the limit each sets. */
@@ -110,6 +114,8 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
   "--body-timeout": "bodyTimeoutMs",
   "--header-timeout": "headersTimeoutMs",
   "--idle-timeout": "idleTimeoutMs",
+  "--max-stored-session-bytes-per-client": "maxStoredSessionBytesPerClient",
+  "--max-stored-session-bytes": "maxStoredSessionBytes",
 };
 
 /**
@@ -184,6 +190,12 @@ Options:
                             IPv4/IPv6 CIDRs (repeatable; default: headers
                             ignored), for the per-client bounds and rate limit
   --max-batch-entries <n>   Entries in a JSON-RPC batch (default 1000)
+  --max-stored-session-bytes-per-client <n>
+                            Bytes of session records one client address may
+                            keep in the session store (default 16777216)
+  --max-stored-session-bytes <n>
+                            Bytes of session records all clients may keep in
+                            the session store (default 268435456)
   --body-timeout <ms>       A request body must arrive within this long, else
                             408 (default 30000; 0 turns it off)
   --header-timeout <ms>     Close a connection that has not sent a request's

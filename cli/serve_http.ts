@@ -11,6 +11,7 @@ import {
   DEFAULT_KV_PATH,
   isKvConnectUrl,
   isKvFilePath,
+  KvFileWatch,
   type KvLike,
   SharedRequestStateKeys,
 } from "@anubis/core/kv";
@@ -141,6 +142,7 @@ export async function emptyKvWarning(path: string): Promise<string | undefined> 
 export class KvDatabases {
   readonly #opening = new Map<string, Promise<KvLike>>();
   readonly #opened: KvLike[] = [];
+  readonly #watches = new Map<string, KvFileWatch>();
 
   /**
    * The database at `path`, opened on first use (a file's folder created; a
@@ -172,7 +174,16 @@ export class KvDatabases {
           );
         }
         return openKvPath(path);
-      }).then((opened) => (this.#opened.push(opened), opened), cannotOpen);
+      }).then(async (opened) => {
+        this.#opened.push(opened);
+        if (isKvFilePath(path)) {
+          // A file read-only at start fails here, not on every write later.
+          const watch = await KvFileWatch.start(path);
+          this.#watches.set(path, watch);
+          if (watch.problem !== undefined) throw new Error(watch.problem);
+        }
+        return opened;
+      }).catch(cannotOpen);
       this.#opening.set(path, kv);
     }
     return kv;
@@ -190,8 +201,54 @@ export class KvDatabases {
    * ```
    */
   close(): void {
+    for (const watch of this.#watches.values()) watch.close();
+    this.#watches.clear();
     for (const kv of this.#opened.splice(0)) kv.close();
     this.#opening.clear();
+  }
+
+  /**
+   * The watch of a KV file opened here (removed, replaced or read-only while
+   * serving: see `KvFileWatch`); `undefined` for `:memory:` and URLs.
+   *
+   * @param path The path given to {@link open}.
+   * @returns The watch.
+   *
+   * @example
+   * ```ts
+   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import assert from "node:assert/strict";
+   * const databases = new KvDatabases();
+   * await databases.open(":memory:");
+   * assert.equal(databases.watch(":memory:"), undefined);
+   * databases.close();
+   * ```
+   */
+  watch(path: string): KvFileWatch | undefined {
+    return this.#watches.get(path);
+  }
+
+  /**
+   * What is wrong with any KV file opened here, as last checked, or
+   * `undefined`: what readiness reports.
+   *
+   * @returns The first problem.
+   *
+   * @example
+   * ```ts
+   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import assert from "node:assert/strict";
+   * const databases = new KvDatabases();
+   * await databases.open(":memory:");
+   * assert.equal(databases.problem(), undefined);
+   * databases.close();
+   * ```
+   */
+  problem(): string | undefined {
+    for (const watch of this.#watches.values()) {
+      if (watch.problem !== undefined) return watch.problem;
+    }
+    return undefined;
   }
 }
 
@@ -259,7 +316,8 @@ export async function openStores(
     }
     const sessionPath = kvPath(options.sessionStore);
     if (sessionPath !== undefined) {
-      stores.sessionStore = new KvSessionStore(await kvs.open(sessionPath));
+      const kv = await kvs.open(sessionPath);
+      stores.sessionStore = new KvSessionStore(kv, { file: kvs.watch(sessionPath) });
     }
     const taskPath = kvPath(options.taskStore);
     if (taskPath !== undefined) stores.taskStore = new KvTaskStore(await kvs.open(taskPath));
@@ -517,6 +575,7 @@ export async function serveHttp(
       hostname: options.host,
       port: options.port,
       path: options.path,
+      readiness: { check: () => databases.problem() },
       eventStore: stores.eventStore,
       sessionStore: stores.sessionStore,
       taskStore: stores.taskStore,

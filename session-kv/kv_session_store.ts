@@ -8,6 +8,7 @@ import type { SessionRecord, SessionStore } from "@anubis/core";
 import { assertJsonSafe } from "@anubis/core/engine";
 import {
   backoff,
+  CHUNK_BYTES,
   chunkWrites,
   type KvKey,
   type KvKeyPart,
@@ -36,6 +37,13 @@ export interface KvSessionStoreOptions {
   closeKv?: boolean;
   /** The clock, in ms (default `Date.now`). */
   now?: () => number;
+  /**
+   * What tells whether the database's file is usable (a `KvFileWatch` from
+   * `@anubis/core/kv`): while it is not (removed, replaced, read-only), every
+   * method rejects with its `KvUnavailableError` instead of working on a
+   * file other instances no longer share.
+   */
+  file?: { assertUsable(): void };
 }
 
 /** The header stored beside a record. */
@@ -88,6 +96,7 @@ export class KvSessionStore implements SessionStore {
   readonly #retryMs: number;
   readonly #closeKv: boolean;
   readonly #now: () => number;
+  readonly #file: { assertUsable(): void } | undefined;
 
   /**
    * Creates a store on `kv`.
@@ -101,6 +110,7 @@ export class KvSessionStore implements SessionStore {
     this.#retryMs = options.retryTimeoutMs ?? 10_000;
     this.#closeKv = options.closeKv ?? false;
     this.#now = options.now ?? Date.now;
+    this.#file = options.file;
   }
 
   /**
@@ -128,6 +138,7 @@ export class KvSessionStore implements SessionStore {
    * ```
    */
   async save(record: SessionRecord, ttlMs: number): Promise<void> {
+    this.#file?.assertUsable();
     assertJsonSafe(record.assigns, "assigns");
     assertJsonSafe(record, "session record");
     const lifetime = ttl(ttlMs);
@@ -151,6 +162,7 @@ export class KvSessionStore implements SessionStore {
    * ```
    */
   async load(id: string): Promise<SessionRecord | undefined> {
+    this.#file?.assertUsable();
     const value = await retryLocked(
       () => readChunked<RecordHeader>(this.#kv, this.#key(id)),
       this.#retryMs,
@@ -175,6 +187,7 @@ export class KvSessionStore implements SessionStore {
    * ```
    */
   async touch(id: string, ttlMs: number): Promise<void> {
+    this.#file?.assertUsable();
     const lifetime = ttl(ttlMs);
     await this.#update(
       id,
@@ -196,6 +209,7 @@ export class KvSessionStore implements SessionStore {
    * ```
    */
   async delete(id: string): Promise<void> {
+    this.#file?.assertUsable();
     const key = this.#key(id);
     await retryLocked(async () => {
       const op = this.#kv.atomic().delete(key);
@@ -231,6 +245,7 @@ export class KvSessionStore implements SessionStore {
    * ```
    */
   async *records(): AsyncIterable<SessionRecord> {
+    this.#file?.assertUsable();
     const prefix = [...this.#prefix];
     const heads = this.#kv.list<Uint8Array>({ prefix }, { batchSize: 500 });
     for await (const head of heads) {
@@ -295,7 +310,8 @@ export class KvSessionStore implements SessionStore {
       );
       if (writes.length > MAX_PARTS_PER_COMMIT) {
         throw new RangeError(
-          `Session ${id} is too large to store (${write.bytes.length} bytes of JSON)`,
+          `Session ${id} is too large to store (${write.bytes.length} bytes of JSON; a record ` +
+            `may take at most ${MAX_PARTS_PER_COMMIT * CHUNK_BYTES})`,
         );
       }
       const op = this.#kv.atomic().check({

@@ -91,6 +91,13 @@ export interface HttpHandlerOptions extends OriginPolicy {
   trustedProxies?: readonly string[];
   /** The endpoint path (default `/mcp`); `false` serves every path (a router mounted it). */
   path?: string | false;
+  /**
+   * A readiness endpoint for probes: `GET <path>` (default `/ready`, never
+   * the MCP path) answers 200 `{"ready":true}`, or 503
+   * `{"ready":false,"problem":"…"}` while `check` returns a problem (such
+   * as a KV file removed or made read-only). Without it there is none.
+   */
+  readiness?: { path?: string; check(): string | undefined };
   /** The dialects (default: all four). */
   registry?: Registry;
   /**
@@ -149,6 +156,18 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * expires after this long without a message (default 10 s).
    */
   handshakeMs?: number;
+  /**
+   * With a `sessionStore`: the most bytes of session records (JSON) one
+   * client's live sessions may have stored (default 16 MiB). A save past it
+   * first deletes that client's own unfinished handshakes, else the request
+   * gets 429 (-32603, "Session store budget exceeded") and the session ends.
+   */
+  maxStoredSessionBytesPerClient?: number;
+  /**
+   * With a `sessionStore`: the most bytes of session records all live
+   * sessions may have stored (default 256 MiB); past it 503 as above.
+   */
+  maxStoredSessionBytes?: number;
   /**
    * The most entries in a JSON-RPC batch (2025-03-26; default 1,000). A longer
    * batch gets one -32600 error (HTTP 400), not an answer per entry.
@@ -362,6 +381,8 @@ export function createHttpHandler(
     idleMs: options.sessionIdleMs ?? 30 * 60_000,
     handshakeMs: options.handshakeMs,
     sessionStore: options.sessionStore,
+    maxStoredBytesPerClient: options.maxStoredSessionBytesPerClient,
+    maxStoredBytes: options.maxStoredSessionBytes,
     sessionBus: options.sessionBus,
     stream: {
       eventStore,
@@ -398,6 +419,8 @@ export function createHttpHandler(
     },
   );
   const path = options.path ?? "/mcp";
+  const readiness = options.readiness;
+  const readinessPath = readiness?.path ?? "/ready";
   const auth = options.auth && new ResourceServer(options.auth, path === false ? "/" : path);
   const deferred = (options as { [DEFER_RESOURCE]?: boolean })[DEFER_RESOURCE] === true;
   if (auth !== undefined && !auth.hasResource && !deferred) {
@@ -573,6 +596,16 @@ export function createHttpHandler(
       return refuse(request, auth.metadata());
     }
     if (path !== false && pathOf(request.url) !== path) {
+      if (readiness && request.method === "GET" && pathOf(request.url) === readinessPath) {
+        const problem = readiness.check();
+        return refuse(
+          request,
+          jsonResponse(
+            problem === undefined ? { ready: true } : { ready: false, problem },
+            problem === undefined ? 200 : 503,
+          ),
+        );
+      }
       return refuse(request, new Response("Not Found", { status: 404 }));
     }
     const refusal = guard.check(request);

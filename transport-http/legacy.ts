@@ -16,6 +16,7 @@ import {
   type Decoded,
   encodeOutbound,
   type Engine,
+  errorResponse,
   type Exchange,
   type JsonRpcMessage,
   type Reply,
@@ -29,6 +30,7 @@ import { joinControls, respond } from "./respond.ts";
 import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
 import type { SessionEntry } from "./session_entry.ts";
 import type { SessionTable } from "./session_table.ts";
+import { notStored, SessionNotStored } from "./session_store_budget.ts";
 import type { SseStream } from "./sse_stream.ts";
 
 /** The JSON-RPC code the legacy transport uses for an unknown session (as the official SDK). */
@@ -90,6 +92,28 @@ function tooManySessions(id: RequestId | null, retryAfterSeconds: number): Respo
   });
 }
 
+/** The answer to a request whose session's state could not be stored. */
+function notStoredResponse(refusal: SessionNotStored, id: RequestId | null = null): Response {
+  return errorResponseOf(
+    refusal.status,
+    id,
+    refusal.code,
+    refusal.message,
+    undefined,
+    refusal.retryAfterSeconds === undefined
+      ? undefined
+      : { "retry-after": String(refusal.retryAfterSeconds) },
+  );
+}
+
+/** {@link notStoredResponse} as the outcome of a request answered through `respond`. */
+function notStoredOutcome(
+  refusal: SessionNotStored,
+  id: RequestId | null,
+): { body: JsonRpcMessage; status: number } {
+  return { body: errorResponse(id, refusal.code, refusal.message), status: refusal.status };
+}
+
 /** Gives a stream's slot back when the stream ends, or now if it already has. */
 function releaseOnEnd(stream: SseStream, release: () => void): void {
   if (stream.open) stream.signal.addEventListener("abort", release, { once: true });
@@ -103,6 +127,12 @@ function releaseOnEnd(stream: SseStream, release: () => void): void {
  */
 function unloadable(sessionId: string, id: RequestId | null, error: unknown): Response {
   logger.error("store.failed", `session ${sessionId} could not be loaded or restored`, { error });
+  if ((error as Error | undefined)?.name === "KvUnavailableError") {
+    // The store's file is gone or read-only: say so, as a condition that may pass.
+    return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, (error as Error).message, undefined, {
+      "retry-after": "1",
+    });
+  }
   return errorResponseOf(
     500,
     id,
@@ -281,11 +311,11 @@ export class LegacyEndpoint {
       if ("method" in message) {
         if (message.method === "notifications/cancelled") this.#cancelled(found, message);
         return this.#engine.handle(message, exchange, "legacy").then(() =>
-          this.#afterSave(found, accepted())
+          this.#afterSave(found, accepted(), notStoredResponse)
         );
       }
       this.#sessions.answer(found, message);
-      return Promise.resolve(this.#afterSave(found, accepted()));
+      return Promise.resolve(this.#afterSave(found, accepted(), notStoredResponse));
     }
     return this.#call(found, message, exchange);
   }
@@ -304,11 +334,20 @@ export class LegacyEndpoint {
 
   /**
    * `value` once the session's record is saved: at once, with no promise,
-   * when there is nothing to save (no session store).
+   * when there is nothing to save (no session store). When it cannot be
+   * saved, what `refused` makes of the reason instead (never the answer of a
+   * state that was not kept).
    */
-  #afterSave<T>(found: SessionEntry, value: T): T | Promise<T> {
+  #afterSave<T>(
+    found: SessionEntry,
+    value: T,
+    refused: (refusal: SessionNotStored, id: RequestId | null) => T,
+    message?: JsonRpcMessage,
+  ): T | Promise<T> {
     if (!this.#sessions.saves(found)) return value;
-    return this.#persist(found).then(() => value);
+    return this.#persist(found).then((refusal) =>
+      refusal ? refused(refusal, message ? requestIdOf(message) : null) : value
+    );
   }
 
   /** Answers a request of a found session (JSON, or SSE once it emits). */
@@ -320,7 +359,13 @@ export class LegacyEndpoint {
     return respond((controls) => {
       try {
         return this.#engine.handle(message, joinControls(exchange, controls), "legacy").then(
-          (reply) => this.#afterSave(found, reply && { body: reply.message, status: reply.status }),
+          (reply) =>
+            this.#afterSave(
+              found,
+              reply && { body: reply.message, status: reply.status },
+              notStoredOutcome,
+              message,
+            ),
         );
       } catch (error) {
         return Promise.reject(error);
@@ -410,8 +455,20 @@ export class LegacyEndpoint {
     }
     const keepAliveMs = this.#limits.keepAliveMs;
     return await respond(async ({ emit }) => {
-      const responses = await this.#engine.handleBatch(handled, { ...exchange, emit });
-      await this.#persist(found);
+      let responses = await this.#engine.handleBatch(handled, { ...exchange, emit });
+      const refusal = await this.#persist(found);
+      if (refusal) {
+        // Not one answer of a state that was not kept: each request gets the refusal.
+        responses = responses.map((response) =>
+          errorResponse("id" in response ? response.id : null, refusal.code, refusal.message)
+        );
+        if (responses.length === 0) {
+          return {
+            body: errorResponse(null, refusal.code, refusal.message),
+            status: refusal.status,
+          };
+        }
+      }
       const all = boundBatchAnswer([...errors, ...responses], this.#limits.maxBatchAnswerBytes);
       return all.length > 0 ? { body: all, status: 200 } : undefined;
     }, {
@@ -700,8 +757,21 @@ export class LegacyEndpoint {
       () => this.#openedResponse(entry, text),
       (error) => {
         this.#sessions.discard(entry);
-        logger.error("store.failed", "session store failed saving a new session", { error });
-        return errorResponseOf(500, id, ErrorCode.INTERNAL_ERROR, "Session store unavailable");
+        let refusal = notStored(error, entry.session.id!);
+        if (error instanceof RangeError) {
+          // What the client sent (its capabilities, its info) makes the record too large.
+          refusal = new SessionNotStored(
+            `Content Too Large: the session's record cannot be stored (${error.message})`,
+            413,
+            ErrorCode.INVALID_REQUEST,
+            true,
+          );
+        }
+        logger.error("store.failed", `session store refused a new session: ${refusal.message}`, {
+          error,
+          status: refusal.status,
+        });
+        return notStoredResponse(refusal, id);
       },
     );
   }
@@ -816,9 +886,20 @@ export class LegacyEndpoint {
     return this.#lastAcceptsBoth;
   }
 
-  #persist(entry: SessionEntry): Promise<void> {
-    return this.#sessions.persist(entry).then(undefined, (error) => {
-      logger.error("store.failed", `session store failed saving ${entry.session.id}`, { error });
+  /**
+   * Saves the session's record; resolves with why it could not be, after
+   * ending the session when its state cannot be kept (logged either way).
+   */
+  #persist(entry: SessionEntry): Promise<SessionNotStored | undefined> {
+    return this.#sessions.persist(entry).then(() => undefined, async (error) => {
+      const refusal = notStored(error, entry.session.id!);
+      logger.error("store.failed", `session store failed saving ${entry.session.id}`, {
+        error,
+        status: refusal.status,
+        ended: refusal.ends,
+      });
+      if (refusal.ends) await this.#sessions.unstorable(entry);
+      return refusal;
     });
   }
 }

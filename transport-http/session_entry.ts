@@ -31,4 +31,6 @@ export interface SessionEntry {
   touchedAt: number;
   /** Who opened it, for the per-client bound. */
   client?: string;
+  /** The bytes of its record in the session store, as this instance last wrote or read it. */
+  storedBytes?: number;
 }

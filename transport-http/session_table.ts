@@ -7,7 +7,7 @@
  */
 
 import type { EventStore, NotificationBus, SessionRecord, SessionStore } from "@anubis/core";
-import { logger } from "@anubis/core";
+import { ErrorCode, logger } from "@anubis/core";
 import type {
   Engine,
   Exchange,
@@ -20,6 +20,14 @@ import type { SessionBusMessage } from "./session_bus_message.ts";
 import type { SessionEntry } from "./session_entry.ts";
 import { ClientHoldings } from "./fair_share.ts";
 import { SessionLinks } from "./session_links.ts";
+import {
+  DEFAULT_STORED_BYTES,
+  DEFAULT_STORED_BYTES_PER_CLIENT,
+  notStored,
+  SessionNotStored,
+  StoredBytes,
+  utf8Length,
+} from "./session_store_budget.ts";
 import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
 
 /**
@@ -55,6 +63,14 @@ export interface SessionTableOptions {
   /** Persists sessions (saved after `initialize` and whenever their record changes). */
   sessionStore?: SessionStore;
   /**
+   * The most bytes of session records (JSON) one client's live sessions may
+   * have in the session store (default 16 MiB): beyond it a save first makes
+   * room by deleting the client's own unfinished handshakes, else is refused.
+   */
+  maxStoredBytesPerClient?: number;
+  /** The most bytes of session records all live sessions may have in the session store (default 256 MiB). */
+  maxStoredBytes?: number;
+  /**
    * Joins the tables of other instances sharing the stores: one standalone
    * stream per session across them, and client answers reaching the
    * instance that asked.
@@ -75,7 +91,8 @@ export type SessionEndReason =
   | "evicted"
   | "shutdown"
   | "ended elsewhere"
-  | "refused";
+  | "refused"
+  | "not stored";
 
 /** How many of the largest holders a full table looks at for an idle session to take back. */
 const VICTIMS_LOOKED_AT = 16;
@@ -177,6 +194,10 @@ export class SessionTable {
   readonly #streamOptions: StandaloneStreamOptions;
   #nextSweep = 0;
   readonly #handshakeMs: number;
+  /** The bytes of records the live sessions have in the session store (and those being deleted). */
+  readonly #stored: StoredBytes;
+  /** The deletes of records under way. */
+  readonly #forgetting = new Set<Promise<void>>();
   // One function for every session's messages (a closure per session would
   // be kept as long as the session).
   readonly #deliver = (message: JsonRpcMessage, session: Session) => this.#send(session, message);
@@ -191,6 +212,10 @@ export class SessionTable {
     this.#engine = engine;
     this.#options = options;
     this.#handshakeMs = options.handshakeMs ?? 10_000;
+    this.#stored = new StoredBytes({
+      perClient: options.maxStoredBytesPerClient ?? DEFAULT_STORED_BYTES_PER_CLIENT,
+      total: options.maxStoredBytes ?? DEFAULT_STORED_BYTES,
+    });
     // Store ids order GETs across instances only when every instance appends
     // to the same store; otherwise an announced GET simply closes the one here.
     const ordered = options.sessionBus !== undefined && options.stream.eventStore?.shared === true;
@@ -605,17 +630,110 @@ export class SessionTable {
   }
 
   async #save(entry: SessionEntry, store: SessionStore, session: Session): Promise<void> {
-    const record = this.#engine.snapshot(session);
+    let record: SessionRecord;
+    try {
+      record = this.#engine.snapshot(session);
+    } catch (error) {
+      throw notStored(error, session.id!);
+    }
     const key = savedKey(record);
     const now = Date.now();
     if (key !== entry.saved) {
-      await store.save(record, this.#options.idleMs);
+      const bytes = utf8Length(key);
+      if (this.#stored.over(entry, bytes) !== undefined) await this.#makeRoom(entry, bytes);
+      // Counted from now: saves under way take their room too.
+      const before = entry.storedBytes ?? 0;
+      this.#stored.charge(entry, bytes);
+      try {
+        await store.save(record, this.#options.idleMs);
+      } catch (error) {
+        if (this.#entries.get(session.id!) === entry) this.#stored.charge(entry, before);
+        throw notStored(error, session.id!);
+      }
+      if (this.#entries.get(session.id!) !== entry) {
+        // Expired or evicted while the save ran: what it wrote goes too.
+        this.#forget(session.id!, session.initialized, entry.client, bytes);
+        return;
+      }
       entry.saved = key;
       entry.touchedAt = now;
     } else if (now - entry.touchedAt > this.#options.idleMs / 10) {
       entry.touchedAt = now;
       await store.touch(session.id!, this.#options.idleMs);
     }
+  }
+
+  /**
+   * Makes room in the store's byte budget for the entry's new record of
+   * `bytes`: unfinished handshakes go first (the client's own for its
+   * budget, the oldest in the table for the total), else the save is refused.
+   */
+  async #makeRoom(entry: SessionEntry, bytes: number): Promise<void> {
+    for (let waits = 0;;) {
+      const over = this.#stored.over(entry, bytes);
+      if (over === undefined) return;
+      const candidates = over === "client"
+        ? this.#byClient.of(entry.client!)?.values() ?? [].values()
+        : this.#entries.values();
+      let evicted = false;
+      for (const other of candidates) {
+        if (other === entry || !other.storedBytes || !evictable(other)) continue;
+        this.#expire(other);
+        evicted = true;
+        break;
+      }
+      if (evicted) continue;
+      if (this.#forgetting.size > 0 && waits++ < 100) {
+        // Records being deleted still count: room comes when a delete is done.
+        await Promise.race(this.#forgetting);
+        continue;
+      }
+      const budget = over === "client"
+        ? `this client's ${
+          this.#options.maxStoredBytesPerClient ?? DEFAULT_STORED_BYTES_PER_CLIENT
+        }`
+        : `the server's ${this.#options.maxStoredBytes ?? DEFAULT_STORED_BYTES}`;
+      throw new SessionNotStored(
+        `Session store budget exceeded: the session's record (${bytes} bytes) does not fit in ` +
+          `${budget} bytes of stored sessions`,
+        over === "client" ? 429 : 503,
+        ErrorCode.INTERNAL_ERROR,
+        true,
+        this.retryAfterSeconds,
+      );
+    }
+  }
+
+  /**
+   * Ends a session whose record could not be stored: its older record is
+   * deleted, so that no instance restores a state it no longer has.
+   *
+   * @param entry The session.
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * await table.unstorable(table.create()!);
+   * assert.equal(table.size, 0);
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  async unstorable(entry: SessionEntry): Promise<void> {
+    const id = entry.session.id!;
+    this.discard(entry, "not stored");
+    await this.#options.sessionStore?.delete(id).catch((error) =>
+      logger.error("store.failed", `session store delete failed for session ${id}`, { error })
+    );
   }
 
   /**
@@ -756,6 +874,7 @@ export class SessionTable {
         { sessionId: id, reason, transport: "http" },
       );
     }
+    this.#stored.release(entry);
     if (entry.client !== undefined) this.#byClient.delete(entry.client, entry);
     entry.stream?.close();
     this.#engine.dropSession(entry.session);
@@ -808,11 +927,18 @@ export class SessionTable {
     this.#nextSweep = Math.max(now + 1000, nextExpiry);
   }
 
-  /** Ends a session for this instance, and its recorded events unless others share them. */
+  /**
+   * Ends a session for this instance, with its stored record unless another
+   * instance serves it, and its recorded events unless others share them.
+   */
   #expire(entry: SessionEntry): void {
     const { session } = entry;
     const store = this.#options.stream.eventStore;
+    const { client, storedBytes } = entry;
     this.discard(entry, "expired");
+    if (entry.saved !== undefined) {
+      this.#forget(session.id!, session.initialized, client, storedBytes ?? 0);
+    }
     // The session is over for this instance; a shared session store keeps
     // its own TTL, so only the recorded events are dropped here (unless
     // other instances share them: the session may be busy there).
@@ -820,6 +946,30 @@ export class SessionTable {
     store?.delete(session.id!).catch((error) =>
       logger.error("store.failed", `event store delete failed for session ${session.id}`, { error })
     );
+  }
+
+  /**
+   * Deletes the stored record of a session this instance expired or evicted,
+   * at once rather than when the store's TTL runs out, unless another
+   * instance serves it: its record then finished the handshake this one
+   * did not see, or is kept alive by that instance's touches.
+   */
+  #forget(id: string, initialized: boolean, client: string | undefined, bytes: number): void {
+    const store = this.#options.sessionStore;
+    if (!store) return;
+    // Its bytes count toward the budgets until the record is gone.
+    const leaving: SessionEntry = { session: undefined!, touchedAt: 0, client };
+    this.#stored.charge(leaving, bytes);
+    const done = store.load(id).then((record) => {
+      if (record && (initialized || record.initialized)) return;
+      return store.delete(id);
+    }).catch((error) =>
+      logger.error("store.failed", `session store delete failed for session ${id}`, { error })
+    ).finally(() => {
+      this.#stored.release(leaving);
+      this.#forgetting.delete(done);
+    });
+    this.#forgetting.add(done);
   }
 
   /**
@@ -953,6 +1103,7 @@ export class SessionTable {
     }, exchange);
     const entry = this.#register(session);
     entry.saved = savedKey(record);
+    this.#stored.charge(entry, utf8Length(entry.saved));
     logger.info("session.restored", `session ${id} restored from the session store`, {
       sessionId: id,
       protocolVersion: session.dialect?.version,

@@ -38,3 +38,4 @@ export * from "./chunks.ts";
 export * from "./chunked_value.ts";
 export * from "./kv_path.ts";
 export * from "./request_state_keys.ts";
+export * from "./kv_file_watch.ts";

@@ -88,9 +88,13 @@ Deno.test("http session store: a failing store fails closed", async () => {
     const sessionId = await initialize(server.url);
     store.failing = true;
     const init = await post(server.url, initializeRequest(1));
-    assert.equal(init.status, 500);
+    // The store is unavailable: 503, with the reason and the id.
+    assert.equal(init.status, 503);
     assert.equal(init.headers.get("mcp-session-id"), null);
-    assert.equal((await init.json()).error.code, -32603);
+    const refused = await init.json();
+    assert.equal(refused.id, 1);
+    assert.equal(refused.error.code, -32603);
+    assert.match(refused.error.message, /^Session store unavailable: .*\(store down\)$/);
     assert.equal(server.handler.sessionCount, 1);
     const unknown = await post(server.url, echo(2), { "mcp-session-id": "not-here" });
     assert.equal(unknown.status, 500);
@@ -99,6 +103,22 @@ Deno.test("http session store: a failing store fails closed", async () => {
     const live = await post(server.url, echo(3), { "mcp-session-id": sessionId });
     assert.equal(live.status, 200);
     await live.body?.cancel();
+    // Unless its state changed: a change the store cannot keep is not answered 200.
+    const level = await post(server.url, {
+      jsonrpc: "2.0",
+      id: 4,
+      method: "logging/setLevel",
+      params: { level: "error" },
+    }, { "mcp-session-id": sessionId });
+    assert.equal(level.status, 503);
+    const unsaved = await level.json();
+    assert.equal(unsaved.id, 4);
+    assert.match(unsaved.error.message, /^Session store unavailable: .*\(store down\)$/);
+    store.failing = false;
+    const retried = await post(server.url, echo(5), { "mcp-session-id": sessionId });
+    assert.equal(retried.status, 200);
+    await retried.body?.cancel();
+    assert.equal(store.records.get(sessionId)!.logLevel, "error");
   } finally {
     await server.close();
   }
