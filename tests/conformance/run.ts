@@ -17,6 +17,9 @@
  * deno run -A tests/conformance/run.ts
  * # test a server that is already running
  * deno run -A tests/conformance/run.ts --url http://127.0.0.1:3000/mcp --label other
+ * # only some scenarios, at the 2026-07-28 wire
+ * deno run -A tests/conformance/run.ts --requirements 2026-07-28 \
+ *   --scenarios sep-2640-skills-enumeration,sep-2640-skills-manifest
  * ```
  *
  * Results go to `conformance-results/<label>/<time>-<random>/` (the newest
@@ -29,7 +32,13 @@
  * @module
  */
 
-import type { ExpectedFailure, NotImplemented } from "./expected_failures.ts";
+import {
+  CLAIMED,
+  EXPECTED_FAILURES,
+  type ExpectedFailure,
+  NOT_IMPLEMENTED,
+  type NotImplemented,
+} from "./expected_failures.ts";
 import {
   type Baselined,
   judge,
@@ -79,6 +88,12 @@ export interface RunOptions {
   label?: string;
   /** Which requirement sets to run (default both). */
   revisions?: readonly string[];
+  /**
+   * Run only these scenarios, each at the wire of every requirement set
+   * (`--scenario S --spec-version R --force`), instead of all the set
+   * requires. They count as scored.
+   */
+  scenarios?: readonly string[];
   /** The suite's per-scenario timeout (default 15 s). */
   scenarioTimeoutMs?: number;
   /** Kill one requirement-set run after this long (default 3 min). */
@@ -164,47 +179,33 @@ async function runRevision(
   revision: string,
   rawDir: string,
   suiteDir: string,
-  options: Required<Pick<RunOptions, "scenarioTimeoutMs" | "runTimeoutMs" | "verbose">>,
+  options:
+    & Required<Pick<RunOptions, "scenarioTimeoutMs" | "runTimeoutMs" | "verbose">>
+    & Pick<RunOptions, "scenarios">,
 ): Promise<RevisionResult> {
   await Deno.mkdir(rawDir, { recursive: true });
   const started = performance.now();
   const deadline = AbortSignal.timeout(options.runTimeoutMs);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--no-config",
-      `--lock=${LOCK.pathname}`,
-      "--frozen",
-      // A local node_modules in the run's own folder, not the global cache:
-      // Deno 2.9.6 can hang for good on the suite's first start from the
-      // global cache (require(esm) of async-generator-function, reached from
-      // get-intrinsic, waits on a futex), when the cache was just filled by
-      // another project and holds no analysis of those files yet.
-      "--node-modules-dir=auto",
-      SUITE,
-      "server",
-      "--url",
+  const selections = options.scenarios
+    ? options.scenarios.map((s) => ["--scenario", s, "--spec-version", revision, "--force"])
+    : [["--requirements", revision]];
+  let stdout = "";
+  let stderr = "";
+  let exitCode = 0;
+  for (const selection of selections) {
+    const ran = await runSuite(
       url,
-      "--requirements",
-      revision,
-      "--timeout",
-      String(options.scenarioTimeoutMs),
-      "-o",
+      selection,
       rawDir,
-    ],
-    cwd: suiteDir,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-    signal: deadline,
-  }).spawn();
-  const [stdout, stderr, status] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.status,
-  ]);
+      suiteDir,
+      options.scenarioTimeoutMs,
+      deadline,
+    );
+    stdout += ran.stdout;
+    stderr += ran.stderr;
+    exitCode = Math.max(exitCode, ran.code);
+    if (deadline.aborted) break;
+  }
   await Deno.writeTextFile(`${rawDir}/stdout.txt`, stdout);
   await Deno.writeTextFile(`${rawDir}/stderr.txt`, stderr);
   if (options.verbose) console.log(stdout);
@@ -251,11 +252,58 @@ async function runRevision(
   scenarios.sort((a, b) => a.scenario.localeCompare(b.scenario));
   return {
     revision,
-    exitCode: status.code,
+    exitCode,
     durationMs: Math.round(performance.now() - started),
     timedOut: deadline.aborted,
     scenarios,
   };
+}
+
+/** One run of the suite with `selection` (`--requirements R`, or one `--scenario`). */
+async function runSuite(
+  url: string,
+  selection: string[],
+  rawDir: string,
+  suiteDir: string,
+  scenarioTimeoutMs: number,
+  deadline: AbortSignal,
+): Promise<{ stdout: string; stderr: string; code: number }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--no-config",
+      `--lock=${LOCK.pathname}`,
+      "--frozen",
+      // A local node_modules in the run's own folder, not the global cache:
+      // Deno 2.9.6 can hang for good on the suite's first start from the
+      // global cache (require(esm) of async-generator-function, reached from
+      // get-intrinsic, waits on a futex), when the cache was just filled by
+      // another project and holds no analysis of those files yet.
+      "--node-modules-dir=auto",
+      SUITE,
+      "server",
+      "--url",
+      url,
+      ...selection,
+      "--timeout",
+      String(scenarioTimeoutMs),
+      "-o",
+      rawDir,
+    ],
+    cwd: suiteDir,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+    signal: deadline,
+  }).spawn();
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  return { stdout, stderr, code: status.code };
 }
 
 /** Reads the "Not scored for R: ..." block of the suite's output. */
@@ -307,13 +355,23 @@ export async function runConformance(options: RunOptions = {}): Promise<Conforma
           scenarioTimeoutMs: options.scenarioTimeoutMs ?? 15_000,
           runTimeoutMs: options.runTimeoutMs ?? 3 * 60_000,
           verbose: options.verbose ?? false,
+          scenarios: options.scenarios,
         }),
       );
     }
   } finally {
     await server.stop();
   }
-  const verdict = judge(revisions);
+  // A run of some scenarios is judged by the entries about them.
+  const only = options.scenarios;
+  const about = <T extends { scenario: string }>(list: readonly T[]) =>
+    only ? list.filter((e) => only.includes(e.scenario)) : list;
+  const verdict = judge(
+    revisions,
+    about(EXPECTED_FAILURES),
+    about(NOT_IMPLEMENTED),
+    about(CLAIMED),
+  );
   const summary = summarize(`Conformance (${SUITE.slice(4)}) against ${label}`, revisions, verdict);
   const tsv = revisions.flatMap((run) =>
     run.scenarios.flatMap((s) =>
@@ -366,6 +424,7 @@ if (import.meta.main) {
     module: flag(args, "--module"),
     label: flag(args, "--label"),
     revisions: flag(args, "--requirements")?.split(","),
+    scenarios: flag(args, "--scenarios")?.split(","),
     verbose: args.includes("--verbose"),
   });
   console.log(report.summary);
