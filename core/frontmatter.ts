@@ -61,6 +61,9 @@ class Parser {
   document(): Record<string, unknown> {
     const first = this.#peek();
     if (!first) return {};
+    if (SEQUENCE_ITEM.test(first.text) || keyAt(first.text) === undefined) {
+      throw new FrontmatterError('the frontmatter must be "key: value" lines', first.no);
+    }
     const map = this.#mapping(first.indent);
     const extra = this.#peek();
     if (extra) throw new FrontmatterError("unexpected content", extra.no);
