@@ -228,7 +228,7 @@ export function defineSkill(
  */
 export async function skillsFromDirectory(root: string | URL): Promise<SkillDefinition[]> {
   const fs = await import("node:fs/promises");
-  const base = typeof root === "string" ? root : decodeURIComponent(root.pathname);
+  const base = typeof root === "string" ? root : (await import("node:url")).fileURLToPath(root);
   const skills: SkillDefinition[] = [];
   for (const entry of await fs.readdir(base, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
