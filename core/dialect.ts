@@ -26,6 +26,8 @@ import type { Era, Implementation, ServerCapabilities } from "./types.ts";
  * - `tasks_extension`: the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`):
  *   `tasks/get`, `tasks/update` and `tasks/cancel` for requests that declare it,
  *   and `resultType: "task"` results.
+ * - `skills_extension`: the skills extension (SEP-2640, `io.modelcontextprotocol/skills`):
+ *   `skills/list`, `skills/get` and `resources/directory/read` for a server with skills.
  *
  * @example
  * ```ts
@@ -52,7 +54,8 @@ export type Feature =
   | "caching"
   | "discover"
   | "listen"
-  | "tasks_extension";
+  | "tasks_extension"
+  | "skills_extension";
 
 /**
  * Transport rules that vary per version.
@@ -217,6 +220,9 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   "resources/list",
   "resources/templates/list",
   "resources/read",
+  "skills/list",
+  "skills/get",
+  "resources/directory/read",
 ]);
 
 /**

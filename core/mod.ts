@@ -106,6 +106,14 @@ export type { AuthInfo } from "./auth_info.ts";
 export type { BusMessage, NotificationBus } from "./notification_bus.ts";
 export { UriTemplate } from "./uri_template.ts";
 export {
+  defineSkill,
+  type DefineSkillOptions,
+  type SkillDefinition,
+  type SkillFile,
+  SKILLS_EXTENSION,
+  skillsFromDirectory,
+} from "./skills.ts";
+export {
   configureLogger,
   type LogFormat,
   type Logger,

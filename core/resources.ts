@@ -8,6 +8,7 @@ import { ErrorCode, McpError } from "./errors.ts";
 import { paginate } from "./pagination.ts";
 import { pick, type Route } from "./route.ts";
 import type { ResourceReadReturn } from "./server.ts";
+import { readSkillFile, servesSkills, skillResources } from "./skill_routes.ts";
 import type { ResourceContents } from "./types.ts";
 
 const RESOURCE_KEYS = [
@@ -44,8 +45,9 @@ function wire(item: object, keys: readonly string[]): Record<string, unknown> {
   return entry;
 }
 
-/** Serves `resources/list`. */
+/** Serves `resources/list`: the fixed resources, then each skill's `SKILL.md`. */
 export function listResources(route: Route): Promise<Record<string, unknown>> {
+  if (servesSkills(route.server)) return listWithSkills(route);
   const page = paginate(
     [...route.server.resources.values()],
     route.params.cursor as string | undefined,
@@ -56,6 +58,19 @@ export function listResources(route: Route): Promise<Record<string, unknown>> {
   };
   if (page.nextCursor) result.nextCursor = page.nextCursor;
   return Promise.resolve(result);
+}
+
+async function listWithSkills(route: Route): Promise<Record<string, unknown>> {
+  const fixed = [...route.server.resources.values()].map((r) => wire(r, RESOURCE_KEYS));
+  const skills = await skillResources(route.server, route.frame);
+  const page = paginate(
+    [...fixed, ...skills as object[] as Record<string, unknown>[]],
+    route.params.cursor as string | undefined,
+    route.server.definition.pageSize,
+  );
+  const result: Record<string, unknown> = { resources: page.items };
+  if (page.nextCursor) result.nextCursor = page.nextCursor;
+  return result;
 }
 
 /** Serves `resources/templates/list`. */
@@ -90,6 +105,9 @@ export async function readResource(route: Route): Promise<Record<string, unknown
       mimeType = definition.mimeType;
       break;
     }
+  }
+  if (returned === undefined && servesSkills(server)) {
+    returned = await readSkillFile(server, uri, frame);
   }
   if (returned === undefined && server.definition.handleResourceRead) {
     returned = await server.definition.handleResourceRead(uri, frame);

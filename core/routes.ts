@@ -9,6 +9,7 @@ import { complete } from "./completion.ts";
 import { getPrompt, listPrompts } from "./prompts.ts";
 import { listResources, listResourceTemplates, readResource } from "./resources.ts";
 import type { RouteHandler } from "./route.ts";
+import { getSkill, listSkills, readSkillDirectory } from "./skill_routes.ts";
 import { callTool, listTools } from "./tools.ts";
 import type { ServerCapabilities } from "./types.ts";
 
@@ -22,6 +23,10 @@ export const DEFAULT_ROUTES: Readonly<Record<string, RouteHandler>> = {
   "resources/templates/list": listResourceTemplates,
   "resources/read": readResource,
   "completion/complete": complete,
+  // The skills extension (SEP-2640): `-32601` on a server without skills.
+  "skills/list": listSkills,
+  "skills/get": getSkill,
+  "resources/directory/read": readSkillDirectory,
 };
 
 /** A method whose capability the server did not declare is answered `-32601`. */
@@ -35,6 +40,9 @@ export const REQUIRED_CAPABILITY: Readonly<Record<string, keyof ServerCapabiliti
   "resources/read": "resources",
   "resources/subscribe": "resources",
   "resources/unsubscribe": "resources",
+  "resources/directory/read": "resources",
+  "skills/list": "resources",
+  "skills/get": "resources",
   "completion/complete": "completions",
   "logging/setLevel": "logging",
 };

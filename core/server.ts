@@ -29,6 +29,7 @@ import type {
 } from "./types.ts";
 import { UriTemplate } from "./uri_template.ts";
 import { pick } from "./route.ts";
+import { type SkillDefinition, SKILLS_EXTENSION } from "./skills.ts";
 import { prepareTools } from "./tools.ts";
 
 /**
@@ -476,6 +477,25 @@ export interface ServerDefinition {
   resources?: ResourceDefinition[];
   /** Resource templates. */
   resourceTemplates?: ResourceTemplateDefinition[];
+  /**
+   * Skills (SEP-2640), from `defineSkill` or `skillsFromDirectory`:
+   * the server declares the `io.modelcontextprotocol/skills` extension (where
+   * the version has extensions: 2026-07-28), serves `skills/list`,
+   * `skills/get` and `resources/directory/read`, and lists each `SKILL.md`
+   * in `resources/list`; every file is readable with `resources/read`.
+   */
+  skills?: readonly SkillDefinition[];
+  /**
+   * The skills this frame may list, get and read; may withhold some or add
+   * skills made for this caller with `defineSkill`. Declares skills even
+   * without `skills`.
+   */
+  serverSkills?: (
+    skills: readonly SkillDefinition[],
+    frame: Frame,
+  ) => Awaitable<readonly SkillDefinition[]>;
+  /** Serve `resources/directory/read` on skill folders (default `true`). */
+  skillsDirectoryRead?: boolean;
   /** Items per page of every list; unset lists everything on one page. */
   pageSize?: number;
   /** Answers `completion/complete` for refs no argument or template completes. */
@@ -627,6 +647,8 @@ export interface McpServer {
   readonly prompts: ReadonlyMap<string, PromptDefinition>;
   /** Resources by URI. */
   readonly resources: ReadonlyMap<string, ResourceDefinition>;
+  /** Skills by the URI of their `SKILL.md`. */
+  readonly skills: ReadonlyMap<string, SkillDefinition>;
   /** Resource templates with their parsed templates. */
   readonly resourceTemplates: readonly {
     definition: ResourceTemplateDefinition;
@@ -730,6 +752,7 @@ export function defineServer(typed: object): McpServer {
     return { definition: t, template: new UriTemplate(t.uriTemplate) };
   });
   indexBy(resourceTemplates, (t) => t.definition.uriTemplate, "resource template");
+  const skills = indexBy(definition.skills ?? [], (k) => k.uri, "skill");
 
   const info: Implementation = {
     name: definition.name,
@@ -745,6 +768,7 @@ export function defineServer(typed: object): McpServer {
     tools,
     prompts,
     resources,
+    skills,
     resourceTemplates,
     ready: converted ?? Promise.resolve(),
   };
@@ -754,7 +778,8 @@ function deriveCapabilities(d: ServerDefinition): ServerCapabilities {
   const derived: ServerCapabilities = { logging: {} };
   if (d.tools?.length || d.serverTools || d.handleToolCall) derived.tools = { listChanged: true };
   if (d.prompts?.length || d.handlePromptGet) derived.prompts = { listChanged: true };
-  if (d.resources?.length || d.resourceTemplates?.length || d.handleResourceRead) {
+  const skills = d.skills?.length || d.serverSkills;
+  if (d.resources?.length || d.resourceTemplates?.length || d.handleResourceRead || skills) {
     derived.resources = { subscribe: true, listChanged: true };
   }
   const completes = d.complete ||
@@ -765,6 +790,13 @@ function deriveCapabilities(d: ServerDefinition): ServerCapabilities {
     derived.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     // The stateless era's tasks extension (SEP-2663); legacy versions drop the key.
     derived.extensions = { "io.modelcontextprotocol/tasks": {} };
+  }
+  if (skills) {
+    // SEP-2640; versions without extensions (before 2026-07-28) drop the key.
+    derived.extensions = {
+      ...derived.extensions,
+      [SKILLS_EXTENSION]: d.skillsDirectoryRead === false ? {} : { directoryRead: true },
+    };
   }
   const declared = d.capabilities;
   if (!derived.extensions || !declared?.extensions) return { ...derived, ...declared };

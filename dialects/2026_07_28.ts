@@ -4,7 +4,8 @@
  * subscriptions, core tasks, server-to-client requests and SSE resumability
  * go; `server/discover`, `subscriptions/listen`, multi round-trip input,
  * `resultType` on every result, caching fields on cacheable ones and the tasks
- * extension (`tasks/get`, `tasks/update`, `tasks/cancel`) come.
+ * extension (`tasks/get`, `tasks/update`, `tasks/cancel`) and the skills
+ * extension (`skills/list`, `skills/get`, `resources/directory/read`) come.
  *
  * @module
  */
@@ -51,6 +52,10 @@ export const spec2026_07_28: DialectSpec = {
     "tasks/get",
     "tasks/update",
     "tasks/cancel",
+    // The skills extension's methods (SEP-2640), for a server with skills.
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
   ],
   notificationMethods: without(
     base.notificationMethods,
@@ -79,6 +84,7 @@ export const spec2026_07_28: DialectSpec = {
     "discover",
     "listen",
     "tasks_extension",
+    "skills_extension",
   ],
   transportRules: { ...base.transportRules, primingEvents: false, resumablePostStreams: false },
   encodeResult: encodeStatelessResult,

@@ -128,6 +128,18 @@ export function resultSchemas(features: ReadonlySet<Feature>): Record<string, s.
     results["tasks/cancel"] = c.task.shape;
     results["tasks/list"] = { tasks: s.array(c.task), ...cursor };
   }
+  if (features.has("skills_extension")) {
+    const file = s.object({ uri, digest: s.string(), size: s.integer() });
+    const skill = s.object({
+      uri,
+      frontmatter: s.object({ name: s.string(), description: s.string() }),
+      resources: s.union([s.array(file), s.literal("dynamic")]),
+      _meta: meta,
+    });
+    results["skills/list"] = { skills: s.array(skill), ...cursor };
+    results["skills/get"] = { skill };
+    results["resources/directory/read"] = { resources: s.array(c.resource), ...cursor };
+  }
   const out: Record<string, s.Schema> = {
     "ping": empty,
     "logging/setLevel": empty,

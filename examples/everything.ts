@@ -13,7 +13,8 @@
  * return strings or results, `frame.progress()` / `frame.log()`, input from
  * the client with `frame.elicit()` / `frame.sample()` / `frame.listRoots()`
  * (one handler for both eras), change notifications with `frame.notify`,
- * tools that run as tasks, and caching hints for the stateless era.
+ * tools that run as tasks, skills (SEP-2640), and caching hints for the
+ * stateless era.
  *
  * @module
  */
@@ -24,6 +25,7 @@ import { diagnosticTools } from "./everything/diagnostic_tools.ts";
 import { interactiveTools } from "./everything/interactive_tools.ts";
 import { prompts } from "./everything/prompts.ts";
 import { resources, resourceTemplates, resourceTools } from "./everything/resources.ts";
+import { skills } from "./everything/skills.ts";
 import { taskTools } from "./everything/task_tools.ts";
 
 /**
@@ -59,6 +61,10 @@ export default defineServer({
   resources,
   resourceTemplates,
   prompts,
+  // Skills (SEP-2640): the server declares the skills extension (2026-07-28),
+  // serves skills/list, skills/get and resources/directory/read, and lists
+  // each SKILL.md among its resources.
+  skills,
   // Multi round-trip state is HMAC-signed with a random per-process key;
   // instances that share retries (behind one load balancer) share a secret.
   requestState: { secret: Deno.env.get("EVERYTHING_REQUEST_STATE_SECRET") },

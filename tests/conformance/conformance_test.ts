@@ -32,3 +32,32 @@ Deno.test({
     assert.deepEqual(lines, [], `conformance problems (details in ${report.outDir}):`);
   },
 });
+
+/** The SEP-2640 scenarios the everything server claims at 2026-07-28. */
+const SKILLS_SCENARIOS = [
+  "sep-2640-skills-enumeration",
+  "sep-2640-skills-manifest",
+  "sep-2640-skills-directory",
+];
+
+Deno.test({
+  name: "conformance: the skills scenarios (SEP-2640) at 2026-07-28 pass every check, none skipped",
+  async fn() {
+    const report = await runConformance({
+      label: "anubis-skills",
+      revisions: ["2026-07-28"],
+      scenarios: SKILLS_SCENARIOS,
+    });
+    const [run] = report.revisions;
+    assert.deepEqual(run.scenarios.map((s) => s.scenario).sort(), [...SKILLS_SCENARIOS].sort());
+    const notPassing = run.scenarios.flatMap((s) =>
+      s.checks.filter((c) => c.status !== "SUCCESS").map((c) =>
+        `${s.scenario} ${c.id} ${c.status}: ${c.message ?? ""}`
+      )
+    );
+    assert.deepEqual(notPassing, [], `details in ${report.outDir}summary.md`);
+    // 32 + 6 + 7 checks with wire-schema-valid: each scenario decides something.
+    for (const s of run.scenarios) assert.ok(s.checks.length > 5, s.scenario);
+    assert.deepEqual(report.problems, []);
+  },
+});

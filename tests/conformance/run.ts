@@ -17,6 +17,9 @@
  * deno run -A tests/conformance/run.ts
  * # test a server that is already running
  * deno run -A tests/conformance/run.ts --url http://127.0.0.1:3000/mcp --label other
+ * # only some scenarios, at the 2026-07-28 wire
+ * deno run -A tests/conformance/run.ts --requirements 2026-07-28 \
+ *   --scenarios sep-2640-skills-enumeration,sep-2640-skills-manifest
  * ```
  *
  * Results go to `conformance-results/<label>/<time>-<random>/` (the newest
@@ -29,7 +32,13 @@
  * @module
  */
 
-import type { ExpectedFailure, NotImplemented } from "./expected_failures.ts";
+import {
+  CLAIMED,
+  EXPECTED_FAILURES,
+  type ExpectedFailure,
+  NOT_IMPLEMENTED,
+  type NotImplemented,
+} from "./expected_failures.ts";
 import {
   type Baselined,
   judge,
@@ -79,6 +88,12 @@ export interface RunOptions {
   label?: string;
   /** Which requirement sets to run (default both). */
   revisions?: readonly string[];
+  /**
+   * Run only these scenarios, each at the wire of every requirement set
+   * (`--scenario S --spec-version R --force`), instead of all the set
+   * requires. They count as scored.
+   */
+  scenarios?: readonly string[];
   /** The suite's per-scenario timeout (default 15 s). */
   scenarioTimeoutMs?: number;
   /** Kill one requirement-set run after this long (default 3 min). */
@@ -164,59 +179,54 @@ async function runRevision(
   revision: string,
   rawDir: string,
   suiteDir: string,
-  options: Required<Pick<RunOptions, "scenarioTimeoutMs" | "runTimeoutMs" | "verbose">>,
+  options:
+    & Required<Pick<RunOptions, "scenarioTimeoutMs" | "runTimeoutMs" | "verbose">>
+    & Pick<RunOptions, "scenarios">
+    & { claimed: readonly string[] },
 ): Promise<RevisionResult> {
   await Deno.mkdir(rawDir, { recursive: true });
   const started = performance.now();
   const deadline = AbortSignal.timeout(options.runTimeoutMs);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--no-config",
-      `--lock=${LOCK.pathname}`,
-      "--frozen",
-      // A local node_modules in the run's own folder, not the global cache:
-      // Deno 2.9.6 can hang for good on the suite's first start from the
-      // global cache (require(esm) of async-generator-function, reached from
-      // get-intrinsic, waits on a futex), when the cache was just filled by
-      // another project and holds no analysis of those files yet.
-      "--node-modules-dir=auto",
-      SUITE,
-      "server",
-      "--url",
+  const one = (s: string) => ["--scenario", s, "--spec-version", revision, "--force"];
+  let stdout = "";
+  let stderr = "";
+  let exitCode = 0;
+  // An unscored run's exit code says nothing its checks do not.
+  const run = async (selection: string[], scored = true) => {
+    if (deadline.aborted) return;
+    const ran = await runSuite(
       url,
-      "--requirements",
-      revision,
-      "--timeout",
-      String(options.scenarioTimeoutMs),
-      "-o",
+      selection,
       rawDir,
-    ],
-    cwd: suiteDir,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-    signal: deadline,
-  }).spawn();
-  const [stdout, stderr, status] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.status,
-  ]);
+      suiteDir,
+      options.scenarioTimeoutMs,
+      deadline,
+    );
+    stdout += ran.stdout;
+    stderr += ran.stderr;
+    if (scored) exitCode = Math.max(exitCode, ran.code);
+  };
+  // Claimed scenarios the requirement set does not name run after it, unscored.
+  const extra = new Map<string, string>();
+  if (options.scenarios) {
+    for (const scenario of options.scenarios) await run(one(scenario));
+  } else {
+    await run(["--requirements", revision]);
+    const ran = new Set((await scenarioDirs(rawDir)).map(([, scenario]) => scenario));
+    for (const scenario of options.claimed.filter((s) => !ran.has(s))) {
+      extra.set(scenario, "claimed, not in the requirement set");
+      await run(one(scenario), false);
+    }
+  }
   await Deno.writeTextFile(`${rawDir}/stdout.txt`, stdout);
   await Deno.writeTextFile(`${rawDir}/stderr.txt`, stderr);
   if (options.verbose) console.log(stdout);
-  const notScored = parseNotScored(stdout);
+  const notScored = new Map([...parseNotScored(stdout), ...extra]);
   const scenarios: ScenarioResult[] = [];
-  for await (const entry of Deno.readDir(rawDir)) {
-    const match = entry.name.match(/^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/);
-    if (!entry.isDirectory || !match) continue;
-    const scenario = match[1];
+  for (const [dir, scenario] of await scenarioDirs(rawDir)) {
     let raw: { id: string; status: string; errorMessage?: string }[];
     try {
-      raw = JSON.parse(await Deno.readTextFile(`${rawDir}/${entry.name}/checks.json`));
+      raw = JSON.parse(await Deno.readTextFile(`${rawDir}/${dir}/checks.json`));
     } catch {
       raw = [{ id: scenario, status: "FAILURE", errorMessage: "no checks.json was written" }];
     }
@@ -251,11 +261,68 @@ async function runRevision(
   scenarios.sort((a, b) => a.scenario.localeCompare(b.scenario));
   return {
     revision,
-    exitCode: status.code,
+    exitCode,
     durationMs: Math.round(performance.now() - started),
     timedOut: deadline.aborted,
     scenarios,
   };
+}
+
+/** The suite's per-scenario result folders in `rawDir`: [folder, scenario]. */
+async function scenarioDirs(rawDir: string): Promise<[string, string][]> {
+  const found: [string, string][] = [];
+  for await (const entry of Deno.readDir(rawDir)) {
+    const match = entry.name.match(/^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/);
+    if (entry.isDirectory && match) found.push([entry.name, match[1]]);
+  }
+  return found;
+}
+
+/** One run of the suite with `selection` (`--requirements R`, or one `--scenario`). */
+async function runSuite(
+  url: string,
+  selection: string[],
+  rawDir: string,
+  suiteDir: string,
+  scenarioTimeoutMs: number,
+  deadline: AbortSignal,
+): Promise<{ stdout: string; stderr: string; code: number }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--no-config",
+      `--lock=${LOCK.pathname}`,
+      "--frozen",
+      // A local node_modules in the run's own folder, not the global cache:
+      // Deno 2.9.6 can hang for good on the suite's first start from the
+      // global cache (require(esm) of async-generator-function, reached from
+      // get-intrinsic, waits on a futex), when the cache was just filled by
+      // another project and holds no analysis of those files yet.
+      "--node-modules-dir=auto",
+      SUITE,
+      "server",
+      "--url",
+      url,
+      ...selection,
+      "--timeout",
+      String(scenarioTimeoutMs),
+      "-o",
+      rawDir,
+    ],
+    cwd: suiteDir,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+    signal: deadline,
+  }).spawn();
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  return { stdout, stderr, code: status.code };
 }
 
 /** Reads the "Not scored for R: ..." block of the suite's output. */
@@ -307,13 +374,24 @@ export async function runConformance(options: RunOptions = {}): Promise<Conforma
           scenarioTimeoutMs: options.scenarioTimeoutMs ?? 15_000,
           runTimeoutMs: options.runTimeoutMs ?? 3 * 60_000,
           verbose: options.verbose ?? false,
+          scenarios: options.scenarios,
+          claimed: CLAIMED.filter((c) => c.revision === revision).map((c) => c.scenario),
         }),
       );
     }
   } finally {
     await server.stop();
   }
-  const verdict = judge(revisions);
+  // A run of some scenarios is judged by the entries about them.
+  const only = options.scenarios;
+  const about = <T extends { scenario: string }>(list: readonly T[]) =>
+    only ? list.filter((e) => only.includes(e.scenario)) : list;
+  const verdict = judge(
+    revisions,
+    about(EXPECTED_FAILURES),
+    about(NOT_IMPLEMENTED),
+    about(CLAIMED),
+  );
   const summary = summarize(`Conformance (${SUITE.slice(4)}) against ${label}`, revisions, verdict);
   const tsv = revisions.flatMap((run) =>
     run.scenarios.flatMap((s) =>
@@ -366,6 +444,7 @@ if (import.meta.main) {
     module: flag(args, "--module"),
     label: flag(args, "--label"),
     revisions: flag(args, "--requirements")?.split(","),
+    scenarios: flag(args, "--scenarios")?.split(","),
     verbose: args.includes("--verbose"),
   });
   console.log(report.summary);

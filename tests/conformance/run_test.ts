@@ -76,6 +76,7 @@ Deno.test("judge fails every FAILURE and WARNING, scored or not", () => {
     ],
     [],
     [],
+    [],
   );
   assert.deepEqual(problems.map((p) => `${p.scenario} ${p.check} ${p.status}`), [
     "tools-list tools-list FAILURE",
@@ -119,6 +120,7 @@ Deno.test("judge allows the failures of a not-implemented scenario, not its wire
     ],
     [],
     [TASKS],
+    [],
   );
   assert.deepEqual(problems.map((p) => `${p.check} ${p.status}`), [
     "wire-schema-valid FAILURE",
@@ -140,6 +142,7 @@ Deno.test("judge reports a not-implemented scenario that passes, or no longer ru
     ],
     [],
     [TASKS, other, elsewhere],
+    [],
   );
   assert.deepEqual(problems, []);
   assert.deepEqual(staleNotImplemented, [TASKS, other], "a set that did not run is not judged");
@@ -152,6 +155,7 @@ Deno.test("judge never lets a scored scenario off as not implemented", () => {
     ],
     [],
     [TASKS],
+    [],
   );
   assert.deepEqual(baselined, []);
   assert.deepEqual(problems.map((p) => `${p.check} ${p.status}`), [
@@ -179,6 +183,7 @@ Deno.test("judge honours the baseline and reports its stale entries", () => {
     ],
     baseline,
     [],
+    [],
   );
   assert.deepEqual(problems, []);
   assert.deepEqual(baselined.map((b) => `${b.check} ${b.kind}: ${b.reason}`), [
@@ -190,7 +195,7 @@ Deno.test("judge honours the baseline and reports its stale entries", () => {
 Deno.test("judge fails a run that was killed or ran nothing", () => {
   const killed = { ...run([]), timedOut: true, exitCode: 143 };
   assert.deepEqual(
-    judge([killed], [], []).problems.map((p) => p.message.split(" ").slice(0, 4).join(" ")),
+    judge([killed], [], [], []).problems.map((p) => p.message.split(" ").slice(0, 4).join(" ")),
     ["the suite was killed", "the suite ran no"],
   );
 });
@@ -202,7 +207,7 @@ Deno.test("the summary says whether the gate passed, and what is baselined and w
       { scenario: "ping", scored: true, passed: true, checks: [{ id: "ping", status: "SUCCESS" }] },
     ]),
   ];
-  const summary = summarize("Conformance", revisions, judge(revisions, [], [TASKS]));
+  const summary = summarize("Conformance", revisions, judge(revisions, [], [TASKS], []));
   assert.match(summary, /^Gate: passed\b/m);
   assert.match(summary, /^- 2026-07-28 tasks-lifecycle: 2 failures allowed: no tasks$/m);
   assert.match(
@@ -210,10 +215,60 @@ Deno.test("the summary says whether the gate passed, and what is baselined and w
     /^- \[not implemented\] 2026-07-28 tasks-lifecycle \(not scored: extension\) tasks-sync-tool-call FAILURE: Unknown tool: greet$/m,
   );
 
-  const failing = summarize("Conformance", revisions, judge(revisions, [], []));
+  const failing = summarize("Conformance", revisions, judge(revisions, [], [], []));
   assert.match(
     failing,
     /^Gate: FAILED \(2 problems, 0 stale baseline entries; allowed: 0 failures/m,
   );
   assert.match(failing, /^- \[problem\] 2026-07-28 tasks-lifecycle .* tasks-sync-tool-call/m);
+});
+
+Deno.test("judge fails a SKIPPED check of a claimed scenario, and a claimed scenario that did not run", () => {
+  const claimed = [
+    { revision: "2026-07-28", scenario: "sep-2640-skills-manifest", reason: "skills" },
+    { revision: "2026-07-28", scenario: "sep-2640-skills-directory", reason: "skills" },
+  ];
+  const skipped = "Server did not declare the io.modelcontextprotocol/skills extension";
+  const { problems } = judge(
+    [
+      run([
+        {
+          scenario: "sep-2640-skills-manifest",
+          scored: false,
+          notScoredReason: "extension",
+          passed: true,
+          checks: [
+            { id: "sep-2640-skillmd-mimetype", status: "SKIPPED", message: skipped },
+            { id: "wire-schema-valid", status: "SUCCESS" },
+          ],
+        },
+        // Not claimed: its skipped checks are no problem.
+        {
+          scenario: "sep-2640-skills-enumeration",
+          scored: false,
+          notScoredReason: "extension",
+          passed: true,
+          checks: [{ id: "sep-2640-skills-list-implemented", status: "SKIPPED" }],
+        },
+      ]),
+      // Claimed at 2026-07-28 only: the other revision may skip it.
+      {
+        ...run([{
+          scenario: "sep-2640-skills-manifest",
+          scored: false,
+          passed: true,
+          checks: [{ id: "sep-2640-skillmd-mimetype", status: "SKIPPED" }],
+        }]),
+        revision: "2025-11-25",
+      },
+    ],
+    [],
+    [],
+    claimed,
+  );
+  assert.deepEqual(problems.map((p) => `${p.revision} ${p.scenario} ${p.check} ${p.status}`), [
+    "2026-07-28 sep-2640-skills-directory - -",
+    "2026-07-28 sep-2640-skills-manifest sep-2640-skillmd-mimetype SKIPPED",
+  ]);
+  assert.match(problems[1].message, /claimed scenario \(skills\).*did not declare/);
 });

@@ -7,6 +7,8 @@
  */
 
 import {
+  CLAIMED,
+  type Claimed,
   EXPECTED_FAILURES,
   type ExpectedFailure,
   NOT_IMPLEMENTED,
@@ -59,7 +61,7 @@ export interface Problem {
   scenario: string;
   /** The check id (or `-` for a problem with the run or the scenario itself). */
   check: string;
-  /** `FAILURE` or `WARNING` (or `-`, as for `check`). */
+  /** `FAILURE`, `WARNING`, or `SKIPPED` in a claimed scenario (or `-`, as for `check`). */
   status: string;
   /** What went wrong. */
   message: string;
@@ -99,12 +101,16 @@ export interface Verdict {
  * suite bug) or, for a FAILURE other than `wire-schema-valid`,
  * `notImplemented` lists its unscored scenario. A run that ended abnormally is
  * a problem, and so is a listed scenario that its requirement set scores.
- * Entries that allowed nothing in a requirement set that ran are stale.
+ * In a scenario `claimed` lists, a SKIPPED check is a problem too, and so is
+ * the scenario not running (when only some scenarios run, `claimed` should
+ * name those). Entries that allowed nothing in a requirement set that ran are
+ * stale.
  */
 export function judge(
   revisions: readonly RevisionResult[],
   baseline: readonly ExpectedFailure[] = EXPECTED_FAILURES,
   notImplemented: readonly NotImplemented[] = NOT_IMPLEMENTED,
+  claimed: readonly Claimed[] = CLAIMED,
 ): Verdict {
   const problems: Problem[] = [];
   const baselined: Baselined[] = [];
@@ -124,7 +130,29 @@ export function judge(
       );
     }
     if (run.scenarios.length === 0) runProblem(run.revision, "the suite ran no scenario");
+    for (const c of claimed) {
+      if (c.revision === run.revision && !run.scenarios.some((s) => s.scenario === c.scenario)) {
+        problems.push({
+          revision: run.revision,
+          scenario: c.scenario,
+          check: "-",
+          status: "-",
+          message: `claimed (${c.reason}), but the suite did not run it`,
+        });
+      }
+    }
     for (const s of run.scenarios) {
+      const claim = claimed.find((e) => e.revision === run.revision && e.scenario === s.scenario);
+      for (const c of claim ? s.checks : []) {
+        if (c.status !== "SKIPPED") continue;
+        problems.push({
+          revision: run.revision,
+          scenario: s.scenario,
+          check: c.id,
+          status: c.status,
+          message: `skipped in a claimed scenario (${claim!.reason}): ${c.message ?? ""}`,
+        });
+      }
       const missing = notImplemented.find((e) =>
         e.revision === run.revision && e.scenario === s.scenario
       );

@@ -341,6 +341,9 @@ export async function runV1Steps(
       "test://static-text",
       "test://static-binary",
       "test://watched-resource",
+      // Each skill's SKILL.md (SEP-2640), in every version.
+      "skill://pdf-processing/SKILL.md",
+      "skill://acme/release-notes/SKILL.md",
     ]);
     const { resourceTemplates } = await client.listResourceTemplates();
     assert.deepEqual(resourceTemplates, [{

@@ -141,7 +141,10 @@ export async function runV2Steps(
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       completions: {},
-      extensions: { "io.modelcontextprotocol/tasks": {} },
+      extensions: {
+        "io.modelcontextprotocol/tasks": {},
+        "io.modelcontextprotocol/skills": { directoryRead: true },
+      },
     });
     assert.match(discovered.instructions!, /^The MCP conformance everything server/);
     assert.equal(client.getInstructions(), discovered.instructions);
@@ -169,6 +172,9 @@ export async function runV2Steps(
       "test://static-text",
       "test://static-binary",
       "test://watched-resource",
+      // Each skill's SKILL.md (SEP-2640), in every version.
+      "skill://pdf-processing/SKILL.md",
+      "skill://acme/release-notes/SKILL.md",
     ]);
     const templates = await client.listResourceTemplates();
     assert.deepEqual([templates.ttlMs, templates.cacheScope], [60_000, "public"]);
