@@ -23,6 +23,12 @@ import {
 import { classifyEra, type Decoded, Engine, principalOf, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
+import {
+  DEFAULT_MAX_SESSION_BYTES,
+  DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
+  DEFAULT_MAX_SESSION_BYTES_TOTAL,
+  RetainedBudget,
+} from "./budgets.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
 import { type AuthOptions, ResourceServer } from "./auth.ts";
@@ -102,6 +108,30 @@ export interface HttpHandlerOptions extends OriginPolicy {
   sessionBus?: NotificationBus<SessionBusMessage>;
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
+  /**
+   * The most bytes one legacy session may retain of its client's data
+   * (default 64 KiB): the `capabilities` and `clientInfo` of its
+   * `initialize` and its resource subscriptions, counted as their memory is
+   * estimated (an object 64 bytes plus 32 and its key per entry, a string 16
+   * plus 2 per character). An `initialize` over it gets 400 with -32602; a
+   * `resources/subscribe` over it gets -32602.
+   */
+  maxSessionBytes?: number;
+  /**
+   * The most bytes one client's legacy sessions may retain together (default
+   * 16 MiB; counted as for `maxSessionBytes`, the client as for
+   * `maxSessionsPerClient`). Beyond it `initialize` gets 429 with
+   * `Retry-After` (after the client's own oldest unfinished handshakes made
+   * room, if it has any).
+   */
+  maxSessionBytesPerClient?: number;
+  /**
+   * The most bytes every legacy session may retain together (default 256
+   * MiB; counted as for `maxSessionBytes`, restored sessions included).
+   * Beyond it `initialize` gets 503 with `Retry-After` (after the oldest
+   * unfinished handshakes made room, if there are any).
+   */
+  maxSessionBytesTotal?: number;
   /**
    * A POST body must be fully received within this long of its read starting
    * (default 30 s; 0 turns it off), else the answer is 408 and the
@@ -294,6 +324,11 @@ export function createHttpHandler(
     handshakeMs: options.handshakeMs,
     sessionStore: options.sessionStore,
     sessionBus: options.sessionBus,
+    retained: new RetainedBudget(
+      options.maxSessionBytes ?? DEFAULT_MAX_SESSION_BYTES,
+      options.maxSessionBytesPerClient ?? DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
+      options.maxSessionBytesTotal ?? DEFAULT_MAX_SESSION_BYTES_TOTAL,
+    ),
     stream: {
       eventStore,
       retryMs: options.retryMs ?? 3_000,

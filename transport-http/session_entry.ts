@@ -31,4 +31,9 @@ export interface SessionEntry {
   touchedAt: number;
   /** Who opened it, for the per-client bound. */
   client?: string;
+  /**
+   * The bytes charged to the handler's retained budget for it (its client's
+   * handshake data and subscriptions), given back when it leaves the table.
+   */
+  retained?: number;
 }

@@ -40,6 +40,16 @@ export interface SessionOptions {
    * so one function can serve every session of a transport.
    */
   onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
+  /**
+   * Told when the client makes the session keep a value of its choosing, or
+   * lets it go (today a subscribed URI: `kept` is `true` on
+   * `resources/subscribe`, `false` on `resources/unsubscribe`), so the
+   * transport can bound what sessions retain. Returning an error refuses
+   * the value: the request that asked gets that error. Not called for what a
+   * stored record or another instance brings (`restore`, `sync`). One
+   * function can serve every session.
+   */
+  onRetain?: (session: Session, value: string, kept: boolean) => Error | undefined;
 }
 
 const KEEP_REASONS = { keepReasons: true };
@@ -164,6 +174,7 @@ export class Session {
    * ```
    */
   readonly onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
+  readonly #onRetain: SessionOptions["onRetain"];
   /**
    * The negotiated dialect; `undefined` until `initialize` succeeded.
    *
@@ -418,6 +429,7 @@ export class Session {
     this.id = options.id;
     this.transport = options.transport;
     this.onMessage = options.onMessage;
+    this.#onRetain = options.onRetain;
   }
 
   /**
@@ -524,7 +536,7 @@ export class Session {
     this.#flags = record.initialized ? this.#flags | INITIALIZED : this.#flags & ~INITIALIZED;
     this.#logLevel = record.logLevel;
     this.#owner = record.owner;
-    for (const uri of record.subscriptions) this.subscribe(uri);
+    for (const uri of record.subscriptions) this.#subscribe(uri);
     this.assigns.value = { ...record.assigns };
   }
 
@@ -549,7 +561,7 @@ export class Session {
    */
   sync(record: SessionRecord): void {
     this.#subscriptions?.clear();
-    for (const uri of record.subscriptions) this.subscribe(uri);
+    for (const uri of record.subscriptions) this.#subscribe(uri);
     this.#logLevel = record.logLevel;
   }
 
@@ -609,9 +621,11 @@ export class Session {
   }
 
   /**
-   * The client subscribed to a resource.
+   * The client subscribed to a resource (unless the session's `onRetain`
+   * refuses the URI: its error is thrown, and nothing is kept).
    *
    * @param uri The resource URI.
+   * @throws The error `onRetain` returned.
    *
    * @example
    * ```ts
@@ -620,9 +634,22 @@ export class Session {
    * const session = new Session({ transport: "stdio" });
    * session.subscribe("file:///notes/1");
    * assert.equal(session.isSubscribed("file:///notes/1"), true);
+   * const bounded = new Session({
+   *   transport: "http",
+   *   onRetain: (_session, uri, kept) => kept && uri.length > 20 ? new Error("too long") : undefined,
+   * });
+   * assert.throws(() => bounded.subscribe(`file:///${"x".repeat(20)}`), { message: "too long" });
+   * assert.equal(bounded.subscriptions.size, 0);
    * ```
    */
   subscribe(uri: string): void {
+    if (this.#subscriptions?.has(uri)) return;
+    const refused = this.#onRetain?.(this, uri, true);
+    if (refused) throw refused;
+    this.#subscribe(uri);
+  }
+
+  #subscribe(uri: string): void {
     (this.#subscriptions ??= new Set()).add(uri);
   }
 
@@ -642,7 +669,7 @@ export class Session {
    * ```
    */
   unsubscribe(uri: string): void {
-    this.#subscriptions?.delete(uri);
+    if (this.#subscriptions?.delete(uri)) this.#onRetain?.(this, uri, false);
   }
 
   /**
