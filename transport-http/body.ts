@@ -6,6 +6,7 @@
  */
 
 import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core/engine";
+import type { ByteBudget } from "./budgets.ts";
 
 /**
  * Reads and classifies a JSON-RPC body, refusing bodies over `maxBytes`: by
@@ -26,6 +27,10 @@ import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/c
  * @param maxBytes The bound.
  * @param clock The body deadline, if any: a body not received within its time
  * rejects with {@link BodyTimeoutError}.
+ * @param budget The bytes every body being read may hold at once, if bounded:
+ * a body larger than 16 KiB (the `json()` path is not counted) takes what its
+ * buffer holds as it grows, gives it back once read, and rejects with
+ * {@link BodyBudgetError} when its next piece does not fit.
  * @returns The classification, or `undefined` when the body is too large.
  *
  * @example
@@ -42,16 +47,17 @@ export function readMessage(
   request: Request,
   maxBytes: number,
   clock?: BodyClock,
+  budget?: ByteBudget,
 ): Promise<Decoded | undefined> {
   // Not async: the common body (announced, at most 16 KiB) is parsed with
   // one continuation instead of an async frame and its promises.
   try {
     const length = request.headers.get("content-length");
-    if (length === null) return readUnannouncedMessage(request, maxBytes, clock);
+    if (length === null) return readUnannouncedMessage(request, maxBytes, clock, budget);
     const announced = Number(length);
     if (announced > maxBytes) return refuseAnnounced(request);
     if (announced > RESERVE_MAX_BYTES) {
-      return readAnnounced(request, announced, clock).then(decodeMessage);
+      return readAnnounced(request, announced, clock, budget).then(decodeMessage);
     }
     const read = request.json();
     return clock
@@ -66,10 +72,11 @@ async function readUnannouncedMessage(
   request: Request,
   maxBytes: number,
   clock?: BodyClock,
+  budget?: ByteBudget,
 ): Promise<Decoded | undefined> {
   // A byte order mark stays in the text, so it is refused as `json()`
   // refuses it on Deno.serve (RFC 8259 §8.1: senders must not send one).
-  const text = await readUnannounced(request, maxBytes, clock);
+  const text = await readUnannounced(request, maxBytes, clock, budget);
   return text === undefined ? undefined : decodeMessage(text);
 }
 
@@ -81,6 +88,33 @@ async function refuseAnnounced(request: Request): Promise<undefined> {
 function notJsonOrRethrow(error: unknown): Decoded {
   if (error instanceof SyntaxError) return notJson();
   throw error;
+}
+
+/**
+ * What reading a body rejects with when the bodies being read at once hold
+ * as much as their budget allows (the handler answers 503 with
+ * `Retry-After`).
+ *
+ * @example
+ * ```ts
+ * import { BodyBudgetError } from "./body.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   new BodyBudgetError(1024).message,
+ *   "the request bodies being read hold 1024 bytes already",
+ * );
+ * ```
+ */
+export class BodyBudgetError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param max The budget.
+   */
+  constructor(max: number) {
+    super(`the request bodies being read hold ${max} bytes already`);
+    this.name = "BodyBudgetError";
+  }
 }
 
 /**
@@ -357,66 +391,92 @@ export class BodyClock {
 /** The largest announced body read with `json()`, which reserves its announced length up front. */
 const RESERVE_MAX_BYTES = 16 * 1024;
 
+/** The size of the buffer an announced body is read through (at most its length). */
+const READ_BUFFER_BYTES = 32 * 1024;
+
 /**
- * Reads a body of an announced length into a buffer that grows with what
- * arrived (doubling from 16 KiB, never past the announced length), with
- * reads of its own size, so a slow client holds what it sent.
+ * Reads a body of an announced length as text, through one buffer of at
+ * most 32 KiB that each read fills and the decoder empties, so a slow client
+ * holds what it sent, and the body's bytes end up in a string of the
+ * JavaScript heap (whose memory the engine returns to the system once
+ * collected) rather than in native buffers grown by doubling (which the
+ * allocator kept: 200 bodies of 4 MiB left hundreds of megabytes resident
+ * after they were answered). What arrived is taken from `budget` as it
+ * arrives, and given back at the end.
  */
 async function readAnnounced(
   request: Request,
   announced: number,
   clock: BodyClock | undefined,
+  budget: ByteBudget | undefined,
 ): Promise<string> {
   if (!request.body) return "";
+  let reserved = 0;
+  try {
+    return await readAnnouncedText(request.body, announced, clock, (bytes) => {
+      if (budget === undefined) return;
+      if (!budget.take(bytes)) throw new BodyBudgetError(budget.max);
+      reserved += bytes;
+    });
+  } catch (error) {
+    // Given up for the budget: the rest of the body is not read (once the reader let go).
+    if (error instanceof BodyBudgetError) await request.body.cancel().catch(() => {});
+    throw error;
+  } finally {
+    budget?.give(reserved);
+  }
+}
+
+async function readAnnouncedText(
+  body: ReadableStream<Uint8Array>,
+  announced: number,
+  clock: BodyClock | undefined,
+  reserve: (bytes: number) => void,
+): Promise<string> {
   // Deno.serve's bodies are byte streams, read into our own buffer; a body
-  // that is not (node:http through its adapter) hands out chunks we copy.
+  // that is not (node:http through its adapter) hands out chunks we decode.
   let byob: ReadableStreamBYOBReader | undefined;
   try {
-    byob = request.body.getReader({ mode: "byob" });
+    byob = body.getReader({ mode: "byob" });
   } catch {
     byob = undefined;
   }
-  const reader = byob ?? request.body.getReader();
+  const reader = byob ?? body.getReader();
   let expired = false;
   const done = clock?.watch(() => {
     expired = true;
     reader.cancel().catch(() => {});
   });
-  let buffer = new Uint8Array(Math.min(announced, 16 * 1024));
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  let buffer = byob && new Uint8Array(Math.min(announced, READ_BUFFER_BYTES));
+  let text = "";
   let used = 0;
-  /** Doubles the buffer (never past the announced length) until `needed` bytes fit. */
-  const grow = (needed: number) => {
-    let size = buffer.byteLength;
-    while (size < needed) size = Math.min(announced, size * 2);
-    const grown = new Uint8Array(size);
-    grown.set(buffer.subarray(0, used));
-    buffer = grown;
-  };
   try {
     while (used < announced) {
-      if (used === buffer.byteLength) grow(used + 1);
+      let chunk: Uint8Array | undefined;
       if (byob) {
-        const { value, done } = await byob.read(buffer.subarray(used));
+        const room = Math.min(buffer!.byteLength, announced - used);
+        const { value, done } = await byob.read(buffer!.subarray(0, room));
         if (expired) throw new BodyTimeoutError(clock!.ms);
         if (done || !value) break;
         buffer = new Uint8Array(value.buffer); // the read hands the buffer back
-        used += value.byteLength;
+        chunk = value;
       } else {
         const { value, done } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
         if (expired) throw new BodyTimeoutError(clock!.ms);
         if (done || !value) break;
         // Past the announced length the body is malformed; keep what was announced.
-        const chunk = value.subarray(0, announced - used);
-        if (used + chunk.byteLength > buffer.byteLength) grow(used + chunk.byteLength);
-        buffer.set(chunk, used);
-        used += chunk.byteLength;
+        chunk = value.subarray(0, announced - used);
       }
+      reserve(chunk.byteLength);
+      used += chunk.byteLength;
+      text += decoder.decode(chunk, { stream: true });
     }
   } finally {
     done?.();
     reader.releaseLock();
   }
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(buffer.subarray(0, used));
+  return text + decoder.decode();
 }
 
 /**
@@ -427,9 +487,13 @@ async function readUnannounced(
   request: Request,
   maxBytes: number,
   clock: BodyClock | undefined,
+  budget: ByteBudget | undefined,
 ): Promise<string | undefined> {
   if (!request.body) return "";
   const reader = request.body.getReader();
+  // What the text holds so far is taken from the budget as it arrives (all
+  // of it, once past 16 KiB: a small body is not counted, as with `json()`).
+  let reserved = 0;
   let expired = false;
   const watching = clock?.watch(() => {
     expired = true;
@@ -448,10 +512,18 @@ async function readUnannounced(
         await reader.cancel().catch(() => {});
         return undefined;
       }
+      if (budget !== undefined && total > RESERVE_MAX_BYTES) {
+        if (!budget.take(total - reserved)) {
+          await reader.cancel().catch(() => {});
+          throw new BodyBudgetError(budget.max);
+        }
+        reserved = total;
+      }
       text += decoder.decode(value, { stream: true });
     }
   } finally {
     watching?.();
+    budget?.give(reserved);
   }
   return text + decoder.decode();
 }

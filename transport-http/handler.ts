@@ -22,8 +22,10 @@ import {
 } from "@anubis/core";
 import { classifyEra, type Decoded, Engine, principalOf, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
+import { BodyBudgetError, BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import {
+  ByteBudget,
+  DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
   DEFAULT_MAX_SESSION_BYTES,
   DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
   DEFAULT_MAX_SESSION_BYTES_TOTAL,
@@ -108,6 +110,16 @@ export interface HttpHandlerOptions extends OriginPolicy {
   sessionBus?: NotificationBus<SessionBusMessage>;
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
+  /**
+   * The most bytes the request bodies being read may hold at once (default
+   * 256 MiB). A body over 16 KiB takes what its buffer holds as it arrives
+   * and gives it back once read; one whose next piece does not fit gets 503
+   * with `Retry-After: 1` (and the connection is closed), while smaller
+   * bodies and other requests are served. Bodies of at most 16 KiB are not
+   * counted (each is bounded by its size, and counting them would cost the
+   * common request).
+   */
+  maxBodyBytesInFlight?: number;
   /**
    * The most bytes one legacy session may retain of its client's data
    * (default 64 KiB): the `capabilities` and `clientInfo` of its
@@ -275,6 +287,17 @@ function unreadable(error: unknown): Response {
       { connection: "close" },
     );
   }
+  if (error instanceof BodyBudgetError) {
+    logRefusal(503, "the request bodies being read are at their budget");
+    return errorResponseOf(
+      503,
+      null,
+      ErrorCode.INTERNAL_ERROR,
+      `Service Unavailable: ${error.message}; retry`,
+      undefined,
+      { "retry-after": "1", connection: "close" },
+    );
+  }
   // The client went away mid-body (or sent a broken one): its fault, not
   // a defect to log, and most likely nobody reads this answer.
   return errorResponseOf(
@@ -368,6 +391,7 @@ export function createHttpHandler(
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
+  const bodies = new ByteBudget(options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   // Not async: an async function allocates its frame and promises on every
@@ -423,7 +447,7 @@ export function createHttpHandler(
   };
 
   const readAndServe = (request: Request, context?: RequestContext): Promise<Response> =>
-    readMessage(request, maxBodyBytes, clock).then(
+    readMessage(request, maxBodyBytes, clock, bodies).then(
       (decoded) => serveDecoded(request, decoded, context),
       unreadable,
     );
