@@ -145,6 +145,12 @@ export interface HttpHandlerOptions extends OriginPolicy {
    */
   maxSessionBytesTotal?: number;
   /**
+   * The most server-to-client requests (sampling, elicitation, roots) that
+   * may wait for one legacy session's client at once (default 100); one more
+   * is not sent, and the handler that asked gets -32603 saying so.
+   */
+  maxPendingRequestsPerSession?: number;
+  /**
    * A POST body must be fully received within this long of its read starting
    * (default 30 s; 0 turns it off), else the answer is 408 and the
    * connection is closed: a client that sends its body slowly cannot hold
@@ -352,6 +358,7 @@ export function createHttpHandler(
       options.maxSessionBytesPerClient ?? DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
       options.maxSessionBytesTotal ?? DEFAULT_MAX_SESSION_BYTES_TOTAL,
     ),
+    maxPendingRequests: options.maxPendingRequestsPerSession,
     stream: {
       eventStore,
       retryMs: options.retryMs ?? 3_000,

@@ -70,6 +70,8 @@ export interface SessionTableOptions {
    * client and in total (see {@link SessionTable.reserve}); default: no bound.
    */
   retained?: RetainedBudget;
+  /** The most server-to-client requests a session's client may have to answer at once (default 100). */
+  maxPendingRequests?: number;
   /** The standalone stream settings, with the event store if any. */
   stream: { eventStore?: EventStore; retryMs: number; graceMs: number; keepAliveMs: number };
 }
@@ -316,6 +318,7 @@ export class SessionTable {
       transport: "http",
       onMessage: this.#deliver,
       onRetain: this.#options.retained && this.#retain,
+      maxPendingRequests: this.#options.maxPendingRequests,
     });
     const entry = this.#register(session);
     if (retained !== 0) entry.retained = retained;
@@ -1044,6 +1047,7 @@ export class SessionTable {
         transport: "http",
         onMessage: this.#deliver,
         onRetain: budget && this.#retain,
+        maxPendingRequests: this.#options.maxPendingRequests,
       }, exchange);
     } catch (error) {
       budget?.release(undefined, retained);

@@ -50,7 +50,16 @@ export interface SessionOptions {
    * function can serve every session.
    */
   onRetain?: (session: Session, value: string, kept: boolean) => Error | undefined;
+  /**
+   * The most server-to-client requests (sampling, elicitation, roots) that
+   * may wait for the client's answer at once (default 100): one more is not
+   * sent, and `request` rejects with -32603 saying so.
+   */
+  maxPendingRequests?: number;
 }
+
+/** The default of {@link SessionOptions.maxPendingRequests}. */
+const MAX_PENDING_REQUESTS = 100;
 
 const KEEP_REASONS = { keepReasons: true };
 
@@ -175,6 +184,7 @@ export class Session {
    */
   readonly onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
   readonly #onRetain: SessionOptions["onRetain"];
+  readonly #maxPending: number | undefined;
   /**
    * The negotiated dialect; `undefined` until `initialize` succeeded.
    *
@@ -430,6 +440,7 @@ export class Session {
     this.transport = options.transport;
     this.onMessage = options.onMessage;
     this.#onRetain = options.onRetain;
+    this.#maxPending = options.maxPendingRequests;
   }
 
   /**
@@ -825,16 +836,23 @@ export class Session {
    * @param signal Aborts the wait (the client is told with `notifications/cancelled`).
    * @param timeoutMs How long to wait.
    * @returns The client's result, validated against the dialect's schema.
+   * @throws (rejects) With -32603 when `maxPendingRequests` requests already
+   *   wait for the client: nothing is sent.
    *
    * @example
    * ```ts
    * import { type JsonRpcRequest } from "@anubis/core";
    * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
    * import assert from "node:assert/strict";
-   * const session = new Session({ transport: "stdio" });
+   * const session = new Session({ transport: "stdio", maxPendingRequests: 1 });
    * const sent: JsonRpcMessage[] = [];
    * const emit = (message: JsonRpcMessage) => Promise.resolve(void sent.push(message));
-   * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
+   * const signal = new AbortController().signal;
+   * const asked = session.request("roots/list", {}, emit, signal, 5_000);
+   * await assert.rejects(session.request("roots/list", {}, emit, signal, 5_000), {
+   *   message: "Too many requests waiting for the client's answer: at most 1 at once",
+   * });
+   * assert.equal(sent.length, 1);
    * const { id } = sent[0] as JsonRpcRequest;
    * session.resolve({ jsonrpc: "2.0", id, result: { roots: [] } });
    * assert.deepEqual(await asked, { roots: [] });
@@ -849,6 +867,15 @@ export class Session {
   ): Promise<unknown> {
     if (this.#flags & CLOSED) {
       return Promise.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
+    }
+    const maxPending = this.#maxPending ?? MAX_PENDING_REQUESTS;
+    if (this.#pending !== undefined && this.#pending.size >= maxPending) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.INTERNAL_ERROR,
+          `Too many requests waiting for the client's answer: at most ${maxPending} at once`,
+        ),
+      );
     }
     // A random prefix per session object: two instances serving one session
     // (each counting from 1) never issue the same id.

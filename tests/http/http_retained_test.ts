@@ -10,7 +10,13 @@
 import assert from "node:assert/strict";
 import { createHttpHandler } from "@anubis/transport-http";
 import { startCli } from "../helpers/everything_http_server.ts";
-import { initialize, initializeRequest, post, testServer } from "../helpers/http_helpers.ts";
+import {
+  initialize,
+  initializeRequest,
+  post,
+  SseReader,
+  testServer,
+} from "../helpers/http_helpers.ts";
 import { retainedBytes } from "../../transport-http/budgets.ts";
 
 const KiB = 1024, MiB = 1024 * KiB;
@@ -160,5 +166,57 @@ Deno.test("http retained: over the total budget an initialize gets 503 with Retr
   } finally {
     handler.close();
     await served.shutdown();
+  }
+});
+
+Deno.test("http retained: at most 100 sampling requests wait for one session's client; one more tool call that samples is answered -32603, and the others still get theirs", async () => {
+  const server = await startCli("examples/everything.ts", ["--port", "0"]);
+  const url = server.url.href;
+  const readers: SseReader[] = [];
+  try {
+    const session = await initialize(url, "2025-06-18", { sampling: {} });
+    const headers = { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
+    const call = (id: number) =>
+      post(url, {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "test_missing_capability", arguments: {} },
+      }, headers);
+    // 101 tool calls at once, each asking the client to sample (bounded: 101).
+    const responses = await Promise.all(Array.from({ length: 101 }, (_, i) => call(i + 1)));
+    const readerOf = new Map<unknown, SseReader>();
+    const firsts = await Promise.all(responses.map(async (response) => {
+      if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+        return await response.json();
+      }
+      const reader = new SseReader(response);
+      readers.push(reader);
+      const first = JSON.parse((await reader.next())?.data ?? "null");
+      readerOf.set(first, reader);
+      return first;
+    }));
+    const asked = firsts.filter((message) => message?.method === "sampling/createMessage");
+    const refused = firsts.filter((message) => message?.method === undefined);
+    assert.equal(asked.length, 100, JSON.stringify(refused));
+    assert.equal(refused.length, 1);
+    const text = JSON.stringify(refused[0]);
+    assert.match(text, /Too many requests waiting for the client's answer: at most 100 at once/);
+    // A waiting call still gets its answer once the client samples.
+    const answered = await post(url, {
+      jsonrpc: "2.0",
+      id: asked[0].id,
+      result: { role: "assistant", content: { type: "text", text: "Paris" }, model: "m" },
+    }, headers);
+    assert.equal(answered.status, 202);
+    await answered.body?.cancel();
+    const reader = readerOf.get(asked[0])!;
+    const result = JSON.parse((await reader.next())!.data!);
+    assert.equal(result.result?.content?.[0]?.text, "Sampled: Paris", JSON.stringify(result));
+    const ended = await fetch(url, { method: "DELETE", headers });
+    await ended.body?.cancel();
+  } finally {
+    await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+    await server.stop();
   }
 });
