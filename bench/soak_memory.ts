@@ -198,6 +198,15 @@ if (which === "both" || which === "bodies") {
   console.log(
     `(b) 5 s after: RSS ${later.toFixed(0)} MB (+${(later - b0).toFixed(0)}); ${await healthy()}`,
   );
+  // The engine collects garbage as it allocates: after some ordinary traffic
+  // the bodies' strings are gone (an idle process keeps them until then).
+  for (let i = 0; i < 300; i++) await healthy();
+  const traffic = await rss();
+  console.log(
+    `(b) after 300 more sessions and tool calls: RSS ${traffic.toFixed(0)} MB (+${
+      (traffic - b0).toFixed(0)
+    })`,
+  );
 }
 child.kill("SIGTERM");
 await child.status;

@@ -6,7 +6,8 @@
  */
 
 import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core/engine";
-import type { ByteBudget } from "./budgets.ts";
+import type { ByteBudget, RetainedRefusal } from "./budgets.ts";
+import { clientOf, type RequestContext } from "./request_context.ts";
 
 /**
  * Reads and classifies a JSON-RPC body, refusing bodies over `maxBytes`: by
@@ -28,9 +29,12 @@ import type { ByteBudget } from "./budgets.ts";
  * @param clock The body deadline, if any: a body not received within its time
  * rejects with {@link BodyTimeoutError}.
  * @param budget The bytes every body being read may hold at once, if bounded:
- * a body larger than 16 KiB (the `json()` path is not counted) takes what its
- * buffer holds as it grows, gives it back once read, and rejects with
- * {@link BodyBudgetError} when its next piece does not fit.
+ * a body larger than 16 KiB (the `json()` path is not counted) takes its
+ * announced length before it is read, or the bytes of an unannounced one as
+ * they arrive, gives them back once read, and rejects with
+ * {@link BodyBudgetError} when they do not fit the total or the client's share.
+ * @param context Who sends the body (the client as the per-client bounds count
+ * it), read only for a body the budget counts.
  * @returns The classification, or `undefined` when the body is too large.
  *
  * @example
@@ -48,16 +52,19 @@ export function readMessage(
   maxBytes: number,
   clock?: BodyClock,
   budget?: ByteBudget,
+  context?: RequestContext,
 ): Promise<Decoded | undefined> {
   // Not async: the common body (announced, at most 16 KiB) is parsed with
   // one continuation instead of an async frame and its promises.
   try {
     const length = request.headers.get("content-length");
-    if (length === null) return readUnannouncedMessage(request, maxBytes, clock, budget);
+    if (length === null) {
+      return readUnannouncedMessage(request, maxBytes, clock, budget, context);
+    }
     const announced = Number(length);
     if (announced > maxBytes) return refuseAnnounced(request);
     if (announced > RESERVE_MAX_BYTES) {
-      return readAnnounced(request, announced, clock, budget).then(decodeMessage);
+      return readAnnounced(request, announced, clock, budget, context).then(decodeMessage);
     }
     const read = request.json();
     return clock
@@ -73,10 +80,11 @@ async function readUnannouncedMessage(
   maxBytes: number,
   clock?: BodyClock,
   budget?: ByteBudget,
+  context?: RequestContext,
 ): Promise<Decoded | undefined> {
   // A byte order mark stays in the text, so it is refused as `json()`
   // refuses it on Deno.serve (RFC 8259 §8.1: senders must not send one).
-  const text = await readUnannounced(request, maxBytes, clock, budget);
+  const text = await readUnannounced(request, maxBytes, clock, budget, context);
   return text === undefined ? undefined : decodeMessage(text);
 }
 
@@ -92,28 +100,36 @@ function notJsonOrRethrow(error: unknown): Decoded {
 
 /**
  * What reading a body rejects with when the bodies being read at once hold
- * as much as their budget allows (the handler answers 503 with
- * `Retry-After`).
+ * as much as their budget allows, in total or for this client (the handler
+ * answers 503, or 429 for the client's share, with `Retry-After`).
  *
  * @example
  * ```ts
  * import { BodyBudgetError } from "./body.ts";
  * import assert from "node:assert/strict";
- * assert.equal(
- *   new BodyBudgetError(1024).message,
- *   "the request bodies being read hold 1024 bytes already",
- * );
+ * const total = new BodyBudgetError("total", 1024);
+ * assert.equal(total.message, "the request bodies being read hold 1024 bytes already");
+ * assert.equal(new BodyBudgetError("client", 512).refused, "client");
  * ```
  */
 export class BodyBudgetError extends Error {
+  /** Which bound refused the body: the client's share or the total. */
+  readonly refused: RetainedRefusal;
+
   /**
    * Creates the error.
    *
-   * @param max The budget.
+   * @param refused Which bound refused the body.
+   * @param max That bound, in bytes.
    */
-  constructor(max: number) {
-    super(`the request bodies being read hold ${max} bytes already`);
+  constructor(refused: RetainedRefusal, max: number) {
+    super(
+      refused === "client"
+        ? `this client's request bodies being read hold ${max} bytes already`
+        : `the request bodies being read hold ${max} bytes already`,
+    );
     this.name = "BodyBudgetError";
+    this.refused = refused;
   }
 }
 
@@ -401,37 +417,43 @@ const READ_BUFFER_BYTES = 32 * 1024;
  * JavaScript heap (whose memory the engine returns to the system once
  * collected) rather than in native buffers grown by doubling (which the
  * allocator kept: 200 bodies of 4 MiB left hundreds of megabytes resident
- * after they were answered). What arrived is taken from `budget` as it
- * arrives, and given back at the end.
+ * after they were answered). The announced length is taken from `budget`
+ * before a byte is read, and given back at the end: a body that does not fit
+ * is refused before it costs anything, and those that fit are read whole
+ * (taking the bytes as they arrived let bodies arriving together each take
+ * part and be refused part-read, their bytes then garbage that the heap held
+ * until collected).
  */
 async function readAnnounced(
   request: Request,
   announced: number,
   clock: BodyClock | undefined,
   budget: ByteBudget | undefined,
+  context: RequestContext | undefined,
 ): Promise<string> {
   if (!request.body) return "";
-  let reserved = 0;
-  try {
-    return await readAnnouncedText(request.body, announced, clock, (bytes) => {
-      if (budget === undefined) return;
-      if (!budget.take(bytes)) throw new BodyBudgetError(budget.max);
-      reserved += bytes;
-    });
-  } catch (error) {
-    // Given up for the budget: the rest of the body is not read (once the reader let go).
-    if (error instanceof BodyBudgetError) await request.body.cancel().catch(() => {});
-    throw error;
-  } finally {
-    budget?.give(reserved);
+  if (budget === undefined) return await readAnnouncedText(request.body, announced, clock);
+  const client = clientOf(context);
+  const refused = budget.take(announced, client);
+  if (refused !== undefined) {
+    await request.body.cancel().catch(() => {});
+    throw budgetError(budget, refused);
   }
+  try {
+    return await readAnnouncedText(request.body, announced, clock);
+  } finally {
+    budget.give(announced, client);
+  }
+}
+
+function budgetError(budget: ByteBudget, refused: RetainedRefusal): BodyBudgetError {
+  return new BodyBudgetError(refused, refused === "client" ? budget.perClient : budget.max);
 }
 
 async function readAnnouncedText(
   body: ReadableStream<Uint8Array>,
   announced: number,
   clock: BodyClock | undefined,
-  reserve: (bytes: number) => void,
 ): Promise<string> {
   // Deno.serve's bodies are byte streams, read into our own buffer; a body
   // that is not (node:http through its adapter) hands out chunks we decode.
@@ -468,7 +490,6 @@ async function readAnnouncedText(
         // Past the announced length the body is malformed; keep what was announced.
         chunk = value.subarray(0, announced - used);
       }
-      reserve(chunk.byteLength);
       used += chunk.byteLength;
       text += decoder.decode(chunk, { stream: true });
     }
@@ -488,9 +509,11 @@ async function readUnannounced(
   maxBytes: number,
   clock: BodyClock | undefined,
   budget: ByteBudget | undefined,
+  context: RequestContext | undefined,
 ): Promise<string | undefined> {
   if (!request.body) return "";
   const reader = request.body.getReader();
+  const client = budget && clientOf(context);
   // What the text holds so far is taken from the budget as it arrives (all
   // of it, once past 16 KiB: a small body is not counted, as with `json()`).
   let reserved = 0;
@@ -513,9 +536,10 @@ async function readUnannounced(
         return undefined;
       }
       if (budget !== undefined && total > RESERVE_MAX_BYTES) {
-        if (!budget.take(total - reserved)) {
+        const refused = budget.take(total - reserved, client);
+        if (refused !== undefined) {
           await reader.cancel().catch(() => {});
-          throw new BodyBudgetError(budget.max);
+          throw budgetError(budget, refused);
         }
         reserved = total;
       }
@@ -523,7 +547,7 @@ async function readUnannounced(
     }
   } finally {
     watching?.();
-    budget?.give(reserved);
+    budget?.give(reserved, client);
   }
   return text + decoder.decode();
 }

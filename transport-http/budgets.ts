@@ -8,6 +8,8 @@
 
 /** The default bound on the bodies being read at once (256 MiB). */
 export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 256 * 1024 * 1024;
+/** The default bound on the bodies one client has being read at once (64 MiB). */
+export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT = 64 * 1024 * 1024;
 /** The default bound on what one session retains of the client's data (64 KiB). */
 export const DEFAULT_MAX_SESSION_BYTES = 64 * 1024;
 /** The default bound on what one client's sessions retain together (16 MiB). */
@@ -16,32 +18,40 @@ export const DEFAULT_MAX_SESSION_BYTES_PER_CLIENT = 16 * 1024 * 1024;
 export const DEFAULT_MAX_SESSION_BYTES_TOTAL = 256 * 1024 * 1024;
 
 /**
- * A count of bytes held against a bound: `take` reserves, `give` returns.
- * One number, no map: what the bodies being read hold at once.
+ * Bytes held against a bound, in total and per client: `take` reserves,
+ * `give` returns. What the request bodies being read hold at once.
  *
  * @example
  * ```ts
  * import { ByteBudget } from "./budgets.ts";
  * import assert from "node:assert/strict";
- * const budget = new ByteBudget(100);
- * assert.equal(budget.take(60), true);
- * assert.equal(budget.take(60), false); // would pass the bound: nothing taken
- * budget.give(60);
+ * const budget = new ByteBudget(100, 60);
+ * assert.equal(budget.take(60, "a"), undefined);
+ * assert.equal(budget.take(1, "a"), "client"); // a's share is used up: nothing taken
+ * assert.equal(budget.take(60, "b"), "total"); // 120 would pass the bound
+ * assert.equal(budget.take(40), undefined); // no client: the total only
+ * budget.give(60, "a");
+ * budget.give(40);
  * assert.equal(budget.used, 0);
  * ```
  */
 export class ByteBudget {
   /** The bound. */
   readonly max: number;
+  /** The most one client may hold. */
+  readonly perClient: number;
   #used = 0;
+  readonly #byClient = new Map<string, number>();
 
   /**
    * Creates the budget.
    *
    * @param max The bound, in bytes.
+   * @param perClient The most one client may hold (default: `max`).
    */
-  constructor(max: number) {
+  constructor(max: number, perClient: number = max) {
     this.max = max;
+    this.perClient = perClient;
   }
 
   /** The bytes held now. */
@@ -50,30 +60,41 @@ export class ByteBudget {
   }
 
   /**
-   * Reserves `bytes` if they fit under the bound.
+   * Reserves `bytes` for `client` if they fit under its share and the bound.
    *
    * @param bytes How many.
-   * @returns `false` (and nothing reserved) when they do not fit.
+   * @param client Who holds them (`undefined`: counted in the total only).
+   * @returns What refused them (nothing taken), or `undefined` when taken.
    */
-  take(bytes: number): boolean {
-    if (this.#used + bytes > this.max) return false;
+  take(bytes: number, client?: string): RetainedRefusal | undefined {
+    if (this.#used + bytes > this.max) return "total";
+    if (client !== undefined) {
+      const held = (this.#byClient.get(client) ?? 0) + bytes;
+      if (held > this.perClient) return "client";
+      this.#byClient.set(client, held);
+    }
     this.#used += bytes;
-    return true;
+    return undefined;
   }
 
   /**
    * Returns bytes reserved with {@link take}.
    *
    * @param bytes How many.
+   * @param client Who held them.
    */
-  give(bytes: number): void {
+  give(bytes: number, client?: string): void {
     this.#used -= bytes;
+    if (client === undefined) return;
+    const held = (this.#byClient.get(client) ?? 0) - bytes;
+    if (held > 0) this.#byClient.set(client, held);
+    else this.#byClient.delete(client);
   }
 }
 
 /**
- * What a {@link RetainedBudget} refuses: the client's share (`"client"`) or
- * the process's total (`"total"`).
+ * What a {@link RetainedBudget} or a {@link ByteBudget} refuses: the client's
+ * share (`"client"`) or the process's total (`"total"`).
  */
 export type RetainedRefusal = "client" | "total";
 

@@ -26,6 +26,7 @@ import { BodyBudgetError, BodyClock, BodyTimeoutError, readMessage } from "./bod
 import {
   ByteBudget,
   DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
+  DEFAULT_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT,
   DEFAULT_MAX_SESSION_BYTES,
   DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
   DEFAULT_MAX_SESSION_BYTES_TOTAL,
@@ -120,6 +121,14 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * common request).
    */
   maxBodyBytesInFlight?: number;
+  /**
+   * The most bytes one client's request bodies being read may hold at once
+   * (default 64 MiB, a quarter of `maxBodyBytesInFlight`'s default; the client
+   * as for `maxSessionsPerClient`), counted as for `maxBodyBytesInFlight`;
+   * beyond it 429 with `Retry-After: 1` (and the connection is closed), so
+   * one client cannot take the whole budget.
+   */
+  maxBodyBytesInFlightPerClient?: number;
   /**
    * The most bytes one legacy session may retain of its client's data
    * (default 64 KiB): the `capabilities` and `clientInfo` of its
@@ -294,12 +303,13 @@ function unreadable(error: unknown): Response {
     );
   }
   if (error instanceof BodyBudgetError) {
-    logRefusal(503, "the request bodies being read are at their budget");
+    const status = error.refused === "client" ? 429 : 503;
+    logRefusal(status, `the request bodies being read are at their budget (${error.refused})`);
     return errorResponseOf(
-      503,
+      status,
       null,
       ErrorCode.INTERNAL_ERROR,
-      `Service Unavailable: ${error.message}; retry`,
+      `${status === 429 ? "Too Many Requests" : "Service Unavailable"}: ${error.message}; retry`,
       undefined,
       { "retry-after": "1", connection: "close" },
     );
@@ -398,7 +408,10 @@ export function createHttpHandler(
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
-  const bodies = new ByteBudget(options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
+  const bodies = new ByteBudget(
+    options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
+    options.maxBodyBytesInFlightPerClient ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT,
+  );
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   // Not async: an async function allocates its frame and promises on every
@@ -454,7 +467,7 @@ export function createHttpHandler(
   };
 
   const readAndServe = (request: Request, context?: RequestContext): Promise<Response> =>
-    readMessage(request, maxBodyBytes, clock, bodies).then(
+    readMessage(request, maxBodyBytes, clock, bodies, context).then(
       (decoded) => serveDecoded(request, decoded, context),
       unreadable,
     );

@@ -1,10 +1,14 @@
 /**
- * The request bodies being read at once hold at most their budget (default
- * 256 MiB): a real `cli serve examples/everything.ts --http` child (no
- * flags) on loopback, raw sockets that send all but the last byte of 4 MiB
- * bodies; past the budget a new body gets 503 with `Retry-After`, a small
- * request is served meanwhile, and the budget returns when the bodies end. A
- * chunked body takes its share as it arrives (a handler with a small budget).
+ * The request bodies being read at once are bounded by default: one client's
+ * hold at most 64 MiB (429 with `Retry-After` beyond) and every client's 256
+ * MiB (503). A real `cli serve examples/everything.ts --http` child (only
+ * `--host ::`, so 127.0.0.1 and [::1] are two clients) and a handler with the
+ * default options (a middleware naming four clients), raw sockets that send
+ * all but the last byte of 4 MiB bodies (an announced body takes its length
+ * before it is read): past the bound a new body is refused, another client's
+ * body and small requests are served, and the bytes return when the bodies
+ * end. A chunked body takes its share as it arrives (a handler with a small
+ * budget).
  */
 
 import assert from "node:assert/strict";
@@ -15,10 +19,10 @@ import { initializeRequest, post, testServer } from "../helpers/http_helpers.ts"
 const MiB = 1024 * 1024;
 
 /** The head of a POST announcing `length` bytes. */
-const postHead = (port: string, length: number) =>
+const postHead = (port: string, length: number, extra: string) =>
   new TextEncoder().encode(
     `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
-      `accept: application/json, text/event-stream\r\ncontent-length: ${length}\r\n\r\n`,
+      `accept: application/json, text/event-stream\r\n${extra}content-length: ${length}\r\n\r\n`,
   );
 
 /**
@@ -32,9 +36,15 @@ interface Held {
   sent: Promise<void>;
 }
 
-async function hold(port: string, length: number, filler: Uint8Array): Promise<Held> {
-  const socket = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
-  await socket.write(postHead(port, length));
+async function hold(
+  hostname: string,
+  port: string,
+  length: number,
+  filler: Uint8Array,
+  extra = "",
+): Promise<Held> {
+  const socket = await Deno.connect({ hostname, port: Number(port) });
+  await socket.write(postHead(port, length, extra));
   const answer = (async () => {
     const buffer = new Uint8Array(4096);
     try {
@@ -63,54 +73,51 @@ function paddedInitialize(id: number, bytes: number): string {
   return JSON.stringify(request);
 }
 
-Deno.test("http body budget: by default 64 bodies of 4 MiB are read at once, the next ones get 503 with Retry-After, a small request is served, and the budget returns when they end", async () => {
-  const server = await startCli("examples/everything.ts", ["--port", "0"]);
+Deno.test("http body budget: by default one client's bodies being read hold at most 64 MiB (429 with Retry-After beyond), another client's body and a small request are served, and the share returns when they end", async () => {
+  const server = await startCli("examples/everything.ts", ["--port", "0", "--host", "::"]);
   const port = server.url.port;
   const held: Held[] = [];
   try {
     const length = 4 * MiB - 1;
     const filler = new Uint8Array(length).fill(0x20);
     filler[0] = 0x5b; // "[", never closed: the body is not JSON until its last byte
-    // 256 MiB / (4 MiB - 2 bytes received) = 64 bodies fit, so at least 6
-    // are refused. A body takes its share as its bytes arrive, so one
-    // arriving while another is still arriving may be refused in its place:
-    // the bodies are sent one after the other, and a few more refusals are
-    // allowed for that.
+    // An announced body takes its length before it is read: 64 MiB / (4 MiB - 1)
+    // = 16 bodies of 127.0.0.1 fit, and the 2 others are refused before a byte is read.
     const refused: string[] = [];
-    for (let i = 0; i < 70; i++) {
-      const body = await hold(port, length, filler);
+    for (let i = 0; i < 18; i++) {
+      const body = await hold("127.0.0.1", port, length, filler);
       held.push(body);
       body.answer.then((answer) => void refused.push(answer));
       await body.sent;
     }
-    // Bounded: the refusals come as the bodies arrive; the held ones answer 408 only at 30 s.
+    // Bounded: the refusals come at once; the held bodies answer 408 only at 30 s.
     const deadline = Date.now() + 20_000;
-    while (refused.length < 6 && Date.now() < deadline) {
+    while (refused.length < 2 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.ok(refused.length >= 6 && refused.length <= 12, `${refused.length} refused`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(refused.length, 2, refused.join("\n"));
     for (const answer of refused) {
-      assert.match(answer, /^HTTP\/1\.1 503 /);
+      assert.match(answer, /^HTTP\/1\.1 429 /);
       assert.match(answer, /\r\nretry-after: 1\r\n/i);
       assert.match(answer, /\r\nconnection: close\r\n/i);
-      assert.match(answer, /the request bodies being read hold 268435456 bytes already/);
+      assert.match(answer, /this client's request bodies being read hold 67108864 bytes already/);
     }
-    // A small request is served while the budget is full.
-    const small = await post(server.url.href, initializeRequest(1));
+    // Another client's large body is read and answered meanwhile.
+    const other = await post(`http://[::1]:${port}/mcp`, paddedInitialize(2, MiB));
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+    // The first client's small requests are served too.
+    const small = await post(`http://127.0.0.1:${port}/mcp`, initializeRequest(1));
     assert.equal(small.status, 200);
     await small.body?.cancel();
-    // And a body over 16 KiB is refused for now.
-    const big = await post(server.url.href, paddedInitialize(2, 1 * MiB));
-    assert.equal(big.status, 503);
-    await big.body?.cancel();
 
-    // The held bodies end (their clients leave): their bytes are given back.
+    // The held bodies end (their client leaves): their bytes are given back.
     for (const body of held) body.socket.close();
     held.length = 0;
     let status = 0;
     for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-      const retry = await post(server.url.href, paddedInitialize(3, 1 * MiB));
+      const retry = await post(`http://127.0.0.1:${port}/mcp`, paddedInitialize(3, MiB));
       status = retry.status;
       await retry.body?.cancel();
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -160,7 +167,7 @@ Deno.test("http body budget: a chunked body takes its share as it arrives, and i
     // An announced body holds 700 KiB of the 1 MiB.
     const filler = new Uint8Array(700 * 1024).fill(0x20);
     filler[0] = 0x5b;
-    holder = await hold(port, filler.byteLength + 1, filler);
+    holder = await hold("127.0.0.1", port, filler.byteLength + 1, filler);
     await holder.sent;
     // Bounded wait until the held body's bytes were read.
     const deadline = Date.now() + 10_000;
@@ -189,6 +196,49 @@ Deno.test("http body budget: a chunked body takes its share as it arrives, and i
     assert.equal(status, 200);
   } finally {
     holder?.socket.close();
+    handler.close();
+    await served.shutdown();
+  }
+});
+
+Deno.test("http body budget: by default the bodies of every client being read hold at most 256 MiB: past it 503 with Retry-After, while a small request is served", async () => {
+  // Default options; a middleware names the client from a header, as one behind a proxy would.
+  const handler = createHttpHandler(testServer(), { keepAliveMs: 0 });
+  const served = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => handler(request, { client: request.headers.get("x-client") ?? "none" }),
+  );
+  const port = String(served.addr.port);
+  const held: Held[] = [];
+  try {
+    const length = 4 * MiB - 1;
+    const filler = new Uint8Array(length).fill(0x20);
+    filler[0] = 0x5b;
+    // Four clients at their 64 MiB share: 64 bodies, 256 MiB - 64 bytes.
+    for (let i = 0; i < 64; i++) {
+      const body = await hold("127.0.0.1", port, length, filler, `x-client: c${i % 4}\r\n`);
+      held.push(body);
+      await body.sent;
+    }
+    const fifth = await hold("127.0.0.1", port, length, filler, "x-client: c5\r\n");
+    held.push(fifth);
+    const answer = await fifth.answer;
+    assert.match(answer, /^HTTP\/1\.1 503 /);
+    assert.match(answer, /\r\nretry-after: 1\r\n/i);
+    assert.match(answer, /the request bodies being read hold 268435456 bytes already/);
+    const small = await post(`http://127.0.0.1:${port}/mcp`, initializeRequest(1), {
+      "x-client": "c6",
+    });
+    assert.equal(small.status, 200);
+    await small.body?.cancel();
+  } finally {
+    for (const body of held) {
+      try {
+        body.socket.close();
+      } catch {
+        // Closed by the server.
+      }
+    }
     handler.close();
     await served.shutdown();
   }
