@@ -4,8 +4,10 @@
  * `initialize` requests with ~4 MB of `capabilities.experimental` from one
  * address (8 at a time), then 1,000 with ~40 KB (allowed) capabilities, each
  * handshake finished. `bodies`: 200 connections each sending all but the last
- * byte of a 4 MiB - 1 byte body, held until the server answers (503 past the
- * body budget, 408 at the body timeout). After each, a new session and a
+ * byte of a 4 MiB - 1 byte body (with `Mcp-Method`, so it is read: without it
+ * nor `Mcp-Session-Id` it could only be an initialize, refused past 1 MiB),
+ * held until the server answers (429 or 503 past the body budget, 408 at the
+ * body timeout). After each, a new session and a
  * `tools/call` must still be served. Prints what it measured; bounded in
  * count and time (a few minutes); not part of CI.
  *
@@ -136,7 +138,7 @@ if (which === "both" || which === "bodies") {
   const b0 = await rss();
   const length = 4 * 1024 * 1024 - 1;
   const head = new TextEncoder().encode(
-    `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${length}\r\n\r\n`,
+    `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-method: tools/call\r\ncontent-length: ${length}\r\n\r\n`,
   );
   const chunk = new Uint8Array(length - 1).fill(0x20);
   chunk[0] = 0x5b; // "["

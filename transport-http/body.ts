@@ -35,6 +35,8 @@ import { clientOf, type RequestContext } from "./request_context.ts";
  * {@link BodyBudgetError} when they do not fit the total or the client's share.
  * @param context Who sends the body (the client as the per-client bounds count
  * it), read only for a body the budget counts.
+ * @param openingMaxBytes The bound of a body over 16 KiB that can only open a
+ * session (see {@link bodyBoundOf}), if lower than `maxBytes`.
  * @returns The classification, or `undefined` when the body is too large.
  *
  * @example
@@ -53,17 +55,23 @@ export function readMessage(
   clock?: BodyClock,
   budget?: ByteBudget,
   context?: RequestContext,
+  openingMaxBytes?: number,
 ): Promise<Decoded | undefined> {
   // Not async: the common body (announced, at most 16 KiB) is parsed with
   // one continuation instead of an async frame and its promises.
   try {
     const length = request.headers.get("content-length");
     if (length === null) {
-      return readUnannouncedMessage(request, maxBytes, clock, budget, context);
+      const bound = bodyBoundOf(request, maxBytes, openingMaxBytes);
+      return readUnannouncedMessage(request, bound, clock, budget, context);
     }
     const announced = Number(length);
     if (announced > maxBytes) return refuseAnnounced(request);
     if (announced > RESERVE_MAX_BYTES) {
+      // Only a large body pays for the headers' look-up.
+      if (announced > bodyBoundOf(request, maxBytes, openingMaxBytes)) {
+        return refuseAnnounced(request);
+      }
       return readAnnounced(request, announced, clock, budget, context).then(decodeMessage);
     }
     const read = request.json();
@@ -73,6 +81,42 @@ export function readMessage(
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/**
+ * The bound of a request's body: `openingMaxBytes` for a POST that can only
+ * open a session, one with neither `Mcp-Session-Id` nor `Mcp-Method` (a
+ * legacy `initialize`: any other such POST is refused whatever its body),
+ * else `maxBytes`. What a session keeps of its `initialize` is bounded far
+ * lower (`maxSessionBytes`), so reading and parsing megabytes only to refuse
+ * them would cost memory for nothing.
+ *
+ * @param request The request.
+ * @param maxBytes The bound of every body.
+ * @param openingMaxBytes The bound of a body that can only open a session.
+ * @returns The bound.
+ *
+ * @example
+ * ```ts
+ * import { bodyBoundOf } from "./body.ts";
+ * import assert from "node:assert/strict";
+ * const opening = new Request("http://localhost/mcp", { method: "POST" });
+ * assert.equal(bodyBoundOf(opening, 4096, 1024), 1024);
+ * const inSession = new Request("http://localhost/mcp", {
+ *   method: "POST",
+ *   headers: { "mcp-session-id": "b4f1" },
+ * });
+ * assert.equal(bodyBoundOf(inSession, 4096, 1024), 4096);
+ * ```
+ */
+export function bodyBoundOf(
+  request: Request,
+  maxBytes: number,
+  openingMaxBytes: number | undefined,
+): number {
+  if (openingMaxBytes === undefined || openingMaxBytes >= maxBytes) return maxBytes;
+  const headers = request.headers;
+  return headers.has("mcp-session-id") || headers.has("mcp-method") ? maxBytes : openingMaxBytes;
 }
 
 async function readUnannouncedMessage(

@@ -22,7 +22,7 @@ import {
 } from "@anubis/core";
 import { classifyEra, type Decoded, Engine, principalOf, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { BodyBudgetError, BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
+import { bodyBoundOf, BodyBudgetError, BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
 import {
   ByteBudget,
   DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
@@ -111,6 +111,15 @@ export interface HttpHandlerOptions extends OriginPolicy {
   sessionBus?: NotificationBus<SessionBusMessage>;
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
+  /**
+   * The largest body of a POST that can only open a session (default 1
+   * MiB): one with neither `Mcp-Session-Id` nor `Mcp-Method`, a legacy
+   * `initialize` (any other such POST is refused whatever its body). Larger
+   * ones get 413 before they are read: a session keeps at most
+   * `maxSessionBytes` of its `initialize`, so megabytes of one would be read
+   * and parsed only to be refused. Bodies of at most 16 KiB are not checked.
+   */
+  maxInitializeBodyBytes?: number;
   /**
    * The most bytes the request bodies being read may hold at once (default
    * 256 MiB). A body over 16 KiB takes what its buffer holds as it arrives
@@ -406,6 +415,7 @@ export function createHttpHandler(
   const path = options.path ?? "/mcp";
   const auth = options.auth && new ResourceServer(options.auth, path === false ? "/" : path);
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxInitializeBodyBytes = options.maxInitializeBodyBytes ?? 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
   const bodies = new ByteBudget(
@@ -467,7 +477,7 @@ export function createHttpHandler(
   };
 
   const readAndServe = (request: Request, context?: RequestContext): Promise<Response> =>
-    readMessage(request, maxBodyBytes, clock, bodies, context).then(
+    readMessage(request, maxBodyBytes, clock, bodies, context, maxInitializeBodyBytes).then(
       (decoded) => serveDecoded(request, decoded, context),
       unreadable,
     );
@@ -478,11 +488,14 @@ export function createHttpHandler(
     context?: RequestContext,
   ): Response | Promise<Response> => {
     if (decoded === undefined) {
+      const bound = bodyBoundOf(request, maxBodyBytes, maxInitializeBodyBytes);
       return errorResponseOf(
         413,
         null,
         ErrorCode.INVALID_REQUEST,
-        `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
+        bound < maxBodyBytes
+          ? `Payload Too Large: a request without Mcp-Session-Id (an initialize) may carry at most ${bound} bytes`
+          : `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
       );
     }
     switch (decoded.kind) {

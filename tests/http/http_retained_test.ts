@@ -37,18 +37,28 @@ function capabilitiesOf(bytes: number): Record<string, unknown> {
   return { experimental: { padding: "x".repeat(Math.floor((bytes - 300) / 2)) } };
 }
 
-Deno.test("http retained: an initialize holding more than a session may is refused with -32602 and its id; a normal one, and small subscriptions, are served", async () => {
+Deno.test("http retained: an initialize holding more than a session may is refused with -32602 and its id (over 1 MiB, 413 unread); a normal one, and small subscriptions, are served", async () => {
   const server = await startCli("examples/everything.ts", ["--port", "0"]);
   const url = server.url.href;
   try {
-    // ~4 MB of capabilities.experimental: under the body bound, over the session's.
-    const huge = await post(url, initializeRequest(41, "2025-11-25", capabilitiesOf(4_000_000)));
-    assert.equal(huge.status, 400);
-    const refused = await huge.json();
+    // ~4 MB of capabilities.experimental: under the body bound, but an
+    // initialize may carry at most 1 MiB: refused before it is read.
+    const huge = await post(url, initializeRequest(40, "2025-11-25", capabilitiesOf(8_000_000)));
+    assert.equal(huge.status, 413);
+    const tooLarge = await huge.json();
+    assert.equal(tooLarge.error.code, -32600);
+    assert.match(
+      tooLarge.error.message,
+      /without Mcp-Session-Id \(an initialize\) may carry at most 1048576 bytes/,
+    );
+    // ~400 KB of capabilities: read, and over what a session may retain.
+    const big = await post(url, initializeRequest(41, "2025-11-25", capabilitiesOf(800_000)));
+    assert.equal(big.status, 400);
+    const refused = await big.json();
     assert.equal(refused.id, 41);
     assert.equal(refused.error.code, -32602);
     assert.match(refused.error.message, /may hold at most 65536 bytes/);
-    assert.equal(huge.headers.get("mcp-session-id"), null);
+    assert.equal(big.headers.get("mcp-session-id"), null);
     // Just over the default 64 KiB, in clientInfo this time.
     const over = await post(url, {
       ...initializeRequest(42),
