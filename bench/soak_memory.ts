@@ -16,6 +16,8 @@
  * @module
  */
 
+import { legacyCall, openSession, post } from "./wire.ts";
+
 const ROOT = Deno.args[0] ?? new URL("..", import.meta.url).pathname;
 const which = Deno.args[1] ?? "both";
 const child = new Deno.Command(Deno.execPath(), {
@@ -43,36 +45,22 @@ const rss = async () =>
   Number((await Deno.readTextFile(`/proc/${child.pid}/status`)).match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const H = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+/** A new session and a tool call in it, as a client that just arrived would make. */
 async function healthy(): Promise<string> {
-  const init = await fetch(url, {
-    method: "POST",
-    headers: H,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "probe", version: "1" },
-      },
-    }),
-  });
-  const sid = init.headers.get("mcp-session-id");
-  await init.body?.cancel();
-  if (!sid) return `initialize ${init.status}`;
-  const call = await fetch(url, {
-    method: "POST",
-    headers: { ...H, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" },
-    body: JSON.stringify({
+  try {
+    const { sessionId, version } = await openSession(url);
+    const call = legacyCall(sessionId, version, 2);
+    call.body = JSON.stringify({
       jsonrpc: "2.0",
       id: 2,
       method: "tools/call",
       params: { name: "test_simple_text", arguments: {} },
-    }),
-  });
-  const text = await call.text();
-  return `initialize 200, tools/call ${call.status} ${text.slice(0, 60)}`;
+    });
+    const { status, message } = await post(url, call);
+    return `a new session's tools/call: ${status} ${message.result ? "ok" : "failed"}`;
+  } catch (error) {
+    return `a new session failed: ${(error as Error).message}`;
+  }
 }
 await sleep(500);
 const base = await rss();
