@@ -6,6 +6,8 @@
  */
 
 import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core/engine";
+import type { ByteBudget, RetainedRefusal } from "./budgets.ts";
+import { clientOf, type RequestContext } from "./request_context.ts";
 
 /**
  * Reads and classifies a JSON-RPC body, refusing bodies over `maxBytes`: by
@@ -26,6 +28,15 @@ import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/c
  * @param maxBytes The bound.
  * @param clock The body deadline, if any: a body not received within its time
  * rejects with {@link BodyTimeoutError}.
+ * @param budget The bytes every body being read may hold at once, if bounded:
+ * a body larger than 16 KiB (the `json()` path is not counted) takes its
+ * announced length before it is read, or the bytes of an unannounced one as
+ * they arrive, gives them back once read, and rejects with
+ * {@link BodyBudgetError} when they do not fit the total or the client's share.
+ * @param context Who sends the body (the client as the per-client bounds count
+ * it), read only for a body the budget counts.
+ * @param openingMaxBytes The bound of a body over 16 KiB that can only open a
+ * session (see {@link bodyBoundOf}), if lower than `maxBytes`.
  * @returns The classification, or `undefined` when the body is too large.
  *
  * @example
@@ -42,16 +53,26 @@ export function readMessage(
   request: Request,
   maxBytes: number,
   clock?: BodyClock,
+  budget?: ByteBudget,
+  context?: RequestContext,
+  openingMaxBytes?: number,
 ): Promise<Decoded | undefined> {
   // Not async: the common body (announced, at most 16 KiB) is parsed with
   // one continuation instead of an async frame and its promises.
   try {
     const length = request.headers.get("content-length");
-    if (length === null) return readUnannouncedMessage(request, maxBytes, clock);
+    if (length === null) {
+      const bound = bodyBoundOf(request, maxBytes, openingMaxBytes);
+      return readUnannouncedMessage(request, bound, clock, budget, context);
+    }
     const announced = Number(length);
     if (announced > maxBytes) return refuseAnnounced(request);
     if (announced > RESERVE_MAX_BYTES) {
-      return readAnnounced(request, announced, clock).then(decodeMessage);
+      // Only a large body pays for the headers' look-up.
+      if (announced > bodyBoundOf(request, maxBytes, openingMaxBytes)) {
+        return refuseAnnounced(request);
+      }
+      return readAnnounced(request, announced, clock, budget, context).then(decodeMessage);
     }
     const read = request.json();
     return clock
@@ -62,14 +83,52 @@ export function readMessage(
   }
 }
 
+/**
+ * The bound of a request's body: `openingMaxBytes` for a POST that can only
+ * open a session, one with neither `Mcp-Session-Id` nor `Mcp-Method` (a
+ * legacy `initialize`: any other such POST is refused whatever its body),
+ * else `maxBytes`. What a session keeps of its `initialize` is bounded far
+ * lower (`maxSessionBytes`), so reading and parsing megabytes only to refuse
+ * them would cost memory for nothing.
+ *
+ * @param request The request.
+ * @param maxBytes The bound of every body.
+ * @param openingMaxBytes The bound of a body that can only open a session.
+ * @returns The bound.
+ *
+ * @example
+ * ```ts
+ * import { bodyBoundOf } from "./body.ts";
+ * import assert from "node:assert/strict";
+ * const opening = new Request("http://localhost/mcp", { method: "POST" });
+ * assert.equal(bodyBoundOf(opening, 4096, 1024), 1024);
+ * const inSession = new Request("http://localhost/mcp", {
+ *   method: "POST",
+ *   headers: { "mcp-session-id": "b4f1" },
+ * });
+ * assert.equal(bodyBoundOf(inSession, 4096, 1024), 4096);
+ * ```
+ */
+export function bodyBoundOf(
+  request: Request,
+  maxBytes: number,
+  openingMaxBytes: number | undefined,
+): number {
+  if (openingMaxBytes === undefined || openingMaxBytes >= maxBytes) return maxBytes;
+  const headers = request.headers;
+  return headers.has("mcp-session-id") || headers.has("mcp-method") ? maxBytes : openingMaxBytes;
+}
+
 async function readUnannouncedMessage(
   request: Request,
   maxBytes: number,
   clock?: BodyClock,
+  budget?: ByteBudget,
+  context?: RequestContext,
 ): Promise<Decoded | undefined> {
   // A byte order mark stays in the text, so it is refused as `json()`
   // refuses it on Deno.serve (RFC 8259 §8.1: senders must not send one).
-  const text = await readUnannounced(request, maxBytes, clock);
+  const text = await readUnannounced(request, maxBytes, clock, budget, context);
   return text === undefined ? undefined : decodeMessage(text);
 }
 
@@ -81,6 +140,41 @@ async function refuseAnnounced(request: Request): Promise<undefined> {
 function notJsonOrRethrow(error: unknown): Decoded {
   if (error instanceof SyntaxError) return notJson();
   throw error;
+}
+
+/**
+ * What reading a body rejects with when the bodies being read at once hold
+ * as much as their budget allows, in total or for this client (the handler
+ * answers 503, or 429 for the client's share, with `Retry-After`).
+ *
+ * @example
+ * ```ts
+ * import { BodyBudgetError } from "./body.ts";
+ * import assert from "node:assert/strict";
+ * const total = new BodyBudgetError("total", 1024);
+ * assert.equal(total.message, "the request bodies being read hold 1024 bytes already");
+ * assert.equal(new BodyBudgetError("client", 512).refused, "client");
+ * ```
+ */
+export class BodyBudgetError extends Error {
+  /** Which bound refused the body: the client's share or the total. */
+  readonly refused: RetainedRefusal;
+
+  /**
+   * Creates the error.
+   *
+   * @param refused Which bound refused the body.
+   * @param max That bound, in bytes.
+   */
+  constructor(refused: RetainedRefusal, max: number) {
+    super(
+      refused === "client"
+        ? `this client's request bodies being read hold ${max} bytes already`
+        : `the request bodies being read hold ${max} bytes already`,
+    );
+    this.name = "BodyBudgetError";
+    this.refused = refused;
+  }
 }
 
 /**
@@ -357,66 +451,97 @@ export class BodyClock {
 /** The largest announced body read with `json()`, which reserves its announced length up front. */
 const RESERVE_MAX_BYTES = 16 * 1024;
 
+/** The size of the buffer an announced body is read through (at most its length). */
+const READ_BUFFER_BYTES = 32 * 1024;
+
 /**
- * Reads a body of an announced length into a buffer that grows with what
- * arrived (doubling from 16 KiB, never past the announced length), with
- * reads of its own size, so a slow client holds what it sent.
+ * Reads a body of an announced length as text, through one buffer of at
+ * most 32 KiB that each read fills and the decoder empties, so a slow client
+ * holds what it sent, and the body's bytes end up in a string of the
+ * JavaScript heap (whose memory the engine returns to the system once
+ * collected) rather than in native buffers grown by doubling (which the
+ * allocator kept: 200 bodies of 4 MiB left hundreds of megabytes resident
+ * after they were answered). The announced length is taken from `budget`
+ * before a byte is read, and given back at the end: a body that does not fit
+ * is refused before it costs anything, and those that fit are read whole
+ * (taking the bytes as they arrived let bodies arriving together each take
+ * part and be refused part-read, their bytes then garbage that the heap held
+ * until collected).
  */
 async function readAnnounced(
   request: Request,
   announced: number,
   clock: BodyClock | undefined,
+  budget: ByteBudget | undefined,
+  context: RequestContext | undefined,
 ): Promise<string> {
   if (!request.body) return "";
+  if (budget === undefined) return await readAnnouncedText(request.body, announced, clock);
+  const client = clientOf(context);
+  const refused = budget.take(announced, client);
+  if (refused !== undefined) {
+    await request.body.cancel().catch(() => {});
+    throw budgetError(budget, refused);
+  }
+  try {
+    return await readAnnouncedText(request.body, announced, clock);
+  } finally {
+    budget.give(announced, client);
+  }
+}
+
+function budgetError(budget: ByteBudget, refused: RetainedRefusal): BodyBudgetError {
+  return new BodyBudgetError(refused, refused === "client" ? budget.perClient : budget.max);
+}
+
+async function readAnnouncedText(
+  body: ReadableStream<Uint8Array>,
+  announced: number,
+  clock: BodyClock | undefined,
+): Promise<string> {
   // Deno.serve's bodies are byte streams, read into our own buffer; a body
-  // that is not (node:http through its adapter) hands out chunks we copy.
+  // that is not (node:http through its adapter) hands out chunks we decode.
   let byob: ReadableStreamBYOBReader | undefined;
   try {
-    byob = request.body.getReader({ mode: "byob" });
+    byob = body.getReader({ mode: "byob" });
   } catch {
     byob = undefined;
   }
-  const reader = byob ?? request.body.getReader();
+  const reader = byob ?? body.getReader();
   let expired = false;
   const done = clock?.watch(() => {
     expired = true;
     reader.cancel().catch(() => {});
   });
-  let buffer = new Uint8Array(Math.min(announced, 16 * 1024));
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  let buffer = byob && new Uint8Array(Math.min(announced, READ_BUFFER_BYTES));
+  let text = "";
   let used = 0;
-  /** Doubles the buffer (never past the announced length) until `needed` bytes fit. */
-  const grow = (needed: number) => {
-    let size = buffer.byteLength;
-    while (size < needed) size = Math.min(announced, size * 2);
-    const grown = new Uint8Array(size);
-    grown.set(buffer.subarray(0, used));
-    buffer = grown;
-  };
   try {
     while (used < announced) {
-      if (used === buffer.byteLength) grow(used + 1);
+      let chunk: Uint8Array | undefined;
       if (byob) {
-        const { value, done } = await byob.read(buffer.subarray(used));
+        const room = Math.min(buffer!.byteLength, announced - used);
+        const { value, done } = await byob.read(buffer!.subarray(0, room));
         if (expired) throw new BodyTimeoutError(clock!.ms);
         if (done || !value) break;
         buffer = new Uint8Array(value.buffer); // the read hands the buffer back
-        used += value.byteLength;
+        chunk = value;
       } else {
         const { value, done } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
         if (expired) throw new BodyTimeoutError(clock!.ms);
         if (done || !value) break;
         // Past the announced length the body is malformed; keep what was announced.
-        const chunk = value.subarray(0, announced - used);
-        if (used + chunk.byteLength > buffer.byteLength) grow(used + chunk.byteLength);
-        buffer.set(chunk, used);
-        used += chunk.byteLength;
+        chunk = value.subarray(0, announced - used);
       }
+      used += chunk.byteLength;
+      text += decoder.decode(chunk, { stream: true });
     }
   } finally {
     done?.();
     reader.releaseLock();
   }
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(buffer.subarray(0, used));
+  return text + decoder.decode();
 }
 
 /**
@@ -427,9 +552,15 @@ async function readUnannounced(
   request: Request,
   maxBytes: number,
   clock: BodyClock | undefined,
+  budget: ByteBudget | undefined,
+  context: RequestContext | undefined,
 ): Promise<string | undefined> {
   if (!request.body) return "";
   const reader = request.body.getReader();
+  const client = budget && clientOf(context);
+  // What the text holds so far is taken from the budget as it arrives (all
+  // of it, once past 16 KiB: a small body is not counted, as with `json()`).
+  let reserved = 0;
   let expired = false;
   const watching = clock?.watch(() => {
     expired = true;
@@ -448,10 +579,19 @@ async function readUnannounced(
         await reader.cancel().catch(() => {});
         return undefined;
       }
+      if (budget !== undefined && total > RESERVE_MAX_BYTES) {
+        const refused = budget.take(total - reserved, client);
+        if (refused !== undefined) {
+          await reader.cancel().catch(() => {});
+          throw budgetError(budget, refused);
+        }
+        reserved = total;
+      }
       text += decoder.decode(value, { stream: true });
     }
   } finally {
     watching?.();
+    budget?.give(reserved, client);
   }
   return text + decoder.decode();
 }

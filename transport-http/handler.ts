@@ -23,7 +23,16 @@ import {
 } from "@anubis/core";
 import { classifyEra, type Decoded, Engine, principalOf, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
+import { bodyBoundOf, BodyBudgetError, BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
+import {
+  ByteBudget,
+  DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
+  DEFAULT_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT,
+  DEFAULT_MAX_SESSION_BYTES,
+  DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
+  DEFAULT_MAX_SESSION_BYTES_TOTAL,
+  RetainedBudget,
+} from "./budgets.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
 import { type AuthOptions, type Refusal, ResourceServer } from "./auth.ts";
@@ -125,6 +134,63 @@ export interface HttpHandlerOptions extends OriginPolicy {
   sessionBus?: NotificationBus<SessionBusMessage>;
   /** The largest accepted body in bytes (default 4 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
+  /**
+   * The largest body of a POST that can only open a session (default 1
+   * MiB): one with neither `Mcp-Session-Id` nor `Mcp-Method`, a legacy
+   * `initialize` (any other such POST is refused whatever its body). Larger
+   * ones get 413 before they are read: a session keeps at most
+   * `maxSessionBytes` of its `initialize`, so megabytes of one would be read
+   * and parsed only to be refused. Bodies of at most 16 KiB are not checked.
+   */
+  maxInitializeBodyBytes?: number;
+  /**
+   * The most bytes the request bodies being read may hold at once (default
+   * 256 MiB). A body over 16 KiB takes what its buffer holds as it arrives
+   * and gives it back once read; one whose next piece does not fit gets 503
+   * with `Retry-After: 1` (and the connection is closed), while smaller
+   * bodies and other requests are served. Bodies of at most 16 KiB are not
+   * counted (each is bounded by its size, and counting them would cost the
+   * common request).
+   */
+  maxBodyBytesInFlight?: number;
+  /**
+   * The most bytes one client's request bodies being read may hold at once
+   * (default 64 MiB, a quarter of `maxBodyBytesInFlight`'s default; the client
+   * as for `maxSessionsPerClient`), counted as for `maxBodyBytesInFlight`;
+   * beyond it 429 with `Retry-After: 1` (and the connection is closed), so
+   * one client cannot take the whole budget.
+   */
+  maxBodyBytesInFlightPerClient?: number;
+  /**
+   * The most bytes one legacy session may retain of its client's data
+   * (default 64 KiB): the `capabilities` and `clientInfo` of its
+   * `initialize` and its resource subscriptions, counted as their memory is
+   * estimated (an object 64 bytes plus 32 and its key per entry, a string 16
+   * plus 2 per character). An `initialize` over it gets 400 with -32602; a
+   * `resources/subscribe` over it gets -32602.
+   */
+  maxSessionBytes?: number;
+  /**
+   * The most bytes one client's legacy sessions may retain together (default
+   * 16 MiB; counted as for `maxSessionBytes`, the client as for
+   * `maxSessionsPerClient`). Beyond it `initialize` gets 429 with
+   * `Retry-After` (after the client's own oldest unfinished handshakes made
+   * room, if it has any).
+   */
+  maxSessionBytesPerClient?: number;
+  /**
+   * The most bytes every legacy session may retain together (default 256
+   * MiB; counted as for `maxSessionBytes`, restored sessions included).
+   * Beyond it `initialize` gets 503 with `Retry-After` (after the oldest
+   * unfinished handshakes made room, if there are any).
+   */
+  maxSessionBytesTotal?: number;
+  /**
+   * The most server-to-client requests (sampling, elicitation, roots) that
+   * may wait for one legacy session's client at once (default 100); one more
+   * is not sent, and the handler that asked gets -32603 saying so.
+   */
+  maxPendingRequestsPerSession?: number;
   /**
    * A POST body must be fully received within this long of its read starting
    * (default 30 s; 0 turns it off), else the answer is 408 and the
@@ -310,6 +376,18 @@ function unreadable(error: unknown): Response {
       { connection: "close" },
     );
   }
+  if (error instanceof BodyBudgetError) {
+    const status = error.refused === "client" ? 429 : 503;
+    logRefusal(status, `the request bodies being read are at their budget (${error.refused})`);
+    return errorResponseOf(
+      status,
+      null,
+      ErrorCode.INTERNAL_ERROR,
+      `${status === 429 ? "Too Many Requests" : "Service Unavailable"}: ${error.message}; retry`,
+      undefined,
+      { "retry-after": "1", connection: "close" },
+    );
+  }
   // The client went away mid-body (or sent a broken one): its fault, not
   // a defect to log, and most likely nobody reads this answer.
   return errorResponseOf(
@@ -384,6 +462,12 @@ export function createHttpHandler(
     maxStoredBytesPerClient: options.maxStoredSessionBytesPerClient,
     maxStoredBytes: options.maxStoredSessionBytes,
     sessionBus: options.sessionBus,
+    retained: new RetainedBudget(
+      options.maxSessionBytes ?? DEFAULT_MAX_SESSION_BYTES,
+      options.maxSessionBytesPerClient ?? DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
+      options.maxSessionBytesTotal ?? DEFAULT_MAX_SESSION_BYTES_TOTAL,
+    ),
+    maxPendingRequests: options.maxPendingRequestsPerSession,
     stream: {
       eventStore,
       retryMs: options.retryMs ?? 3_000,
@@ -430,8 +514,13 @@ export function createHttpHandler(
     );
   }
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxInitializeBodyBytes = options.maxInitializeBodyBytes ?? 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const clock = bodyTimeoutMs > 0 ? new BodyClock(bodyTimeoutMs) : undefined;
+  const bodies = new ByteBudget(
+    options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
+    options.maxBodyBytesInFlightPerClient ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT,
+  );
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   const proxies = options.trustedProxies?.length
@@ -514,7 +603,7 @@ export function createHttpHandler(
   };
 
   const readAndServe = (request: Request, context?: RequestContext): Promise<Response> =>
-    readMessage(request, maxBodyBytes, clock).then(
+    readMessage(request, maxBodyBytes, clock, bodies, context, maxInitializeBodyBytes).then(
       (decoded) => serveDecoded(request, decoded, context),
       unreadable,
     );
@@ -525,11 +614,14 @@ export function createHttpHandler(
     context?: RequestContext,
   ): Response | Promise<Response> => {
     if (decoded === undefined) {
+      const bound = bodyBoundOf(request, maxBodyBytes, maxInitializeBodyBytes);
       return errorResponseOf(
         413,
         null,
         ErrorCode.INVALID_REQUEST,
-        `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
+        bound < maxBodyBytes
+          ? `Payload Too Large: a request without Mcp-Session-Id (an initialize) may carry at most ${bound} bytes`
+          : `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`,
       );
     }
     switch (decoded.kind) {

@@ -23,6 +23,7 @@ import {
   reportUnencodable,
   splitBatch,
 } from "@anubis/core/engine";
+import { type RetainedBudget, retainedBytes, type RetainedRefusal } from "./budgets.ts";
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
@@ -112,6 +113,69 @@ function notStoredOutcome(
   id: RequestId | null,
 ): { body: JsonRpcMessage; status: number } {
   return { body: errorResponse(id, refusal.code, refusal.message), status: refusal.status };
+}
+
+/**
+ * What a session keeps of an `initialize` (its `capabilities` and
+ * `clientInfo`), as `retainedBytes` estimates it; past `limit` the count
+ * stops.
+ */
+function handshakeBytes(message: JsonRpcMessage, limit: number): number {
+  const params = (message as { params?: { capabilities?: unknown; clientInfo?: unknown } }).params;
+  if (params === null || typeof params !== "object") return 0;
+  const capabilities = retainedBytes(params.capabilities, limit);
+  return capabilities > limit
+    ? capabilities
+    : capabilities + retainedBytes(params.clientInfo, limit - capabilities);
+}
+
+/** An `initialize` whose client data is over what one session may retain: -32602, 400. */
+function handshakeTooLarge(id: RequestId, budget: RetainedBudget): Response {
+  logger.info("request.refused", "refused a request with 400: the handshake data is too large", {
+    status: 400,
+    reason: "handshake data too large",
+  });
+  return errorResponseOf(
+    400,
+    id,
+    ErrorCode.INVALID_PARAMS,
+    `Invalid params: the capabilities and clientInfo of an initialize may hold at most ${budget.perSession} bytes (as the server counts them), and these hold more`,
+    { maxSessionBytes: budget.perSession },
+  );
+}
+
+/**
+ * An `initialize` whose client data does not fit the client's share (429)
+ * or the server's total (503) of the retained budget, with the
+ * `Retry-After` of the table's other refusals.
+ */
+function retainedRefusal(
+  id: RequestId,
+  refused: RetainedRefusal,
+  budget: RetainedBudget,
+  client: string | undefined,
+  retryAfterSeconds: number,
+): Response {
+  const own = refused === "client";
+  const status = own ? 429 : 503;
+  const reason = own
+    ? "too much session data for this client"
+    : "too much session data on the server";
+  logger.info("request.refused", `refused a request with ${status}: ${reason}`, {
+    status,
+    reason,
+    client,
+  });
+  return errorResponseOf(
+    status,
+    id,
+    ErrorCode.INTERNAL_ERROR,
+    own
+      ? `Too much session data for this client: its sessions may retain ${budget.perClient} bytes together`
+      : `Too much session data: the server's sessions may retain ${budget.max} bytes together`,
+    undefined,
+    { "retry-after": String(retryAfterSeconds) },
+  );
 }
 
 /** Gives a stream's slot back when the stream ends, or now if it already has. */
@@ -707,6 +771,12 @@ export class LegacyEndpoint {
     context?: RequestContext,
   ): Promise<Response> {
     const client = clientOf(context);
+    const budget = this.#sessions.retained;
+    let retained = 0;
+    if (budget !== undefined) {
+      retained = handshakeBytes(message, budget.perSession);
+      if (retained > budget.perSession) return Promise.resolve(handshakeTooLarge(id, budget));
+    }
     if (this.#sessions.clientFull(client)) {
       logger.info(
         "request.refused",
@@ -726,7 +796,13 @@ export class LegacyEndpoint {
         { "retry-after": String(this.#sessions.retryAfterSeconds) },
       ));
     }
-    const entry = this.#sessions.create(client);
+    const refused = retained === 0 ? undefined : this.#sessions.reserve(client, retained);
+    if (refused !== undefined) {
+      return Promise.resolve(
+        retainedRefusal(id, refused, budget!, client, this.#sessions.retryAfterSeconds),
+      );
+    }
+    const entry = this.#sessions.create(client, retained);
     if (!entry) return Promise.resolve(tooManySessions(id, this.#sessions.retryAfterSeconds));
     if (this.#principalOf) entry.session.bindOwner(this.#principalOf(context?.authInfo) ?? "");
     // The request's own exchange: the new session joins it (no copy).

@@ -33,4 +33,9 @@ export interface SessionEntry {
   client?: string;
   /** The bytes of its record in the session store, as this instance last wrote or read it. */
   storedBytes?: number;
+  /**
+   * The bytes charged to the handler's retained budget for it (its client's
+   * handshake data and subscriptions), given back when it leaves the table.
+   */
+  retained?: number;
 }

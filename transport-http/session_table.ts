@@ -7,7 +7,7 @@
  */
 
 import type { EventStore, NotificationBus, SessionRecord, SessionStore } from "@anubis/core";
-import { ErrorCode, logger } from "@anubis/core";
+import { ErrorCode, logger, McpError } from "@anubis/core";
 import type {
   Engine,
   Exchange,
@@ -16,6 +16,12 @@ import type {
   JsonRpcResultResponse,
   Session,
 } from "@anubis/core/engine";
+import {
+  type RetainedBudget,
+  retainedBytes,
+  type RetainedRefusal,
+  stringBytes,
+} from "./budgets.ts";
 import type { SessionBusMessage } from "./session_bus_message.ts";
 import type { SessionEntry } from "./session_entry.ts";
 import { ClientHoldings } from "./fair_share.ts";
@@ -76,6 +82,13 @@ export interface SessionTableOptions {
    * instance that asked.
    */
   sessionBus?: NotificationBus<SessionBusMessage>;
+  /**
+   * Bounds what sessions retain of their clients' data, per session, per
+   * client and in total (see {@link SessionTable.reserve}); default: no bound.
+   */
+  retained?: RetainedBudget;
+  /** The most server-to-client requests a session's client may have to answer at once (default 100). */
+  maxPendingRequests?: number;
   /** The standalone stream settings, with the event store if any. */
   stream: { eventStore?: EventStore; retryMs: number; graceMs: number; keepAliveMs: number };
 }
@@ -148,6 +161,19 @@ function ownedBy(owner: string | undefined, principal: string): boolean {
   return owner === undefined || owner === principal;
 }
 
+/**
+ * The error of a subscription the retained budget refuses: the client's
+ * share, or the server's total.
+ */
+function retainedError(refused: RetainedRefusal, budget: RetainedBudget): McpError {
+  return new McpError(
+    ErrorCode.INTERNAL_ERROR,
+    refused === "client"
+      ? `Too much session data for this client: its sessions may retain ${budget.perClient} bytes`
+      : `Too much session data: the server's sessions may retain ${budget.max} bytes`,
+  );
+}
+
 /** The record without its timestamp, as compared to skip saving an unchanged record. */
 function savedKey(record: SessionRecord): string {
   return JSON.stringify({ ...record, updatedAt: 0 });
@@ -201,6 +227,9 @@ export class SessionTable {
   // One function for every session's messages (a closure per session would
   // be kept as long as the session).
   readonly #deliver = (message: JsonRpcMessage, session: Session) => this.#send(session, message);
+  // One function for every session's subscriptions, charged to the retained budget.
+  readonly #retain = (session: Session, value: string, kept: boolean) =>
+    this.#retainValue(session, value, kept);
 
   /**
    * Creates the table.
@@ -250,6 +279,30 @@ export class SessionTable {
   }
 
   /**
+   * The bound on what sessions retain of their clients' data, if any.
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
+   * assert.equal(table.retained, undefined);
+   * table.close();
+   * engine.close();
+   * ```
+   */
+  get retained(): RetainedBudget | undefined {
+    return this.#options.retained;
+  }
+
+  /**
    * Seconds until a full table can have room again: when its stalest session
    * can expire (at least 1). A `Retry-After` that says so.
    *
@@ -281,6 +334,10 @@ export class SessionTable {
    * is full (after expiring idle sessions, and evicting the oldest session
    * whose handshake never finished).
    *
+   * @param client Who opens it, for the per-client bounds.
+   * @param retained Bytes {@link reserve} charged for its handshake data: the
+   *   entry's from now on (given back when it leaves, or at once when no
+   *   session is made).
    * @returns The entry.
    *
    * @example
@@ -302,14 +359,20 @@ export class SessionTable {
    * engine.close();
    * ```
    */
-  create(client?: string): SessionEntry | undefined {
-    if (this.#full(client ?? "")) return undefined;
+  create(client?: string, retained = 0): SessionEntry | undefined {
+    if (this.#full(client ?? "")) {
+      if (retained !== 0) this.#options.retained?.release(client, retained);
+      return undefined;
+    }
     const session = this.#engine.createSession({
       id: newSessionId(),
       transport: "http",
       onMessage: this.#deliver,
+      onRetain: this.#options.retained && this.#retain,
+      maxPendingRequests: this.#options.maxPendingRequests,
     });
     const entry = this.#register(session);
+    if (retained !== 0) entry.retained = retained;
     if (client !== undefined) {
       entry.client = client;
       this.#byClient.add(client, entry);
@@ -360,6 +423,57 @@ export class SessionTable {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Charges a new session's handshake data (`bytes`, as `retainedBytes`
+   * estimates it) to its client's share and to the total of the retained
+   * budget, making room first as `clientFull` does: by expiring the
+   * client's own (for its share) or the table's (for the total) oldest
+   * sessions whose handshake never finished. Pass the bytes to
+   * {@link create}. Without a budget nothing is charged.
+   *
+   * @param client Who opens the session.
+   * @param bytes What its handshake data holds.
+   * @returns What refused it, or `undefined` when charged.
+   *
+   * @example
+   * ```ts
+   * import { defineServer } from "@anubis/core";
+   * import { Engine } from "@anubis/core/engine";
+   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { RetainedBudget } from "./budgets.ts";
+   * import { SessionTable } from "./session_table.ts";
+   * import assert from "node:assert/strict";
+   * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
+   *   registry: createDefaultRegistry(),
+   * });
+   * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
+   * const retained = new RetainedBudget(100, 150, 1000);
+   * const table = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, retained, stream });
+   * assert.equal(table.reserve("a", 100), undefined);
+   * table.create("a", 100)!.session.markInitialized();
+   * assert.equal(table.reserve("a", 100), "client"); // a finished session is not displaced
+   * assert.equal(table.reserve("b", 100), undefined);
+   * table.close();
+   * assert.equal(retained.total, 100); // b's reservation, never made a session
+   * engine.close();
+   * ```
+   */
+  reserve(client: string | undefined, bytes: number): RetainedRefusal | undefined {
+    const budget = this.#options.retained;
+    if (budget === undefined) return undefined;
+    let refused = budget.charge(client, bytes);
+    if (refused === undefined) return undefined;
+    const pool = refused === "client" ? this.#byClient.of(client!) : this.#entries.values();
+    // One pass, oldest first (deleting while iterating is safe for both).
+    for (const entry of pool ?? []) {
+      if (!entry.retained || !evictable(entry)) continue;
+      this.#expire(entry);
+      refused = budget.charge(client, bytes);
+      if (refused === undefined) return undefined;
+    }
+    return refused;
   }
 
   /**
@@ -875,6 +989,8 @@ export class SessionTable {
       );
     }
     this.#stored.release(entry);
+    if (entry.retained) this.#options.retained?.release(entry.client, entry.retained);
+    entry.retained = 0;
     if (entry.client !== undefined) this.#byClient.delete(entry.client, entry);
     entry.stream?.close();
     this.#engine.dropSession(entry.session);
@@ -1062,6 +1178,32 @@ export class SessionTable {
     return entry;
   }
 
+  /** A subscription made or dropped: charged to the session and its client (see `onRetain`). */
+  #retainValue(session: Session, value: string, kept: boolean): Error | undefined {
+    const budget = this.#options.retained!;
+    const entry = this.#entries.get(session.id!);
+    if (entry?.session !== session) return undefined; // no longer in the table: nothing charged
+    const held = entry.retained ?? 0;
+    // The URI and its entry in the session's set.
+    const bytes = stringBytes(value) + 32;
+    if (!kept) {
+      const back = Math.min(bytes, held); // what another instance synced was never charged
+      budget.release(entry.client, back);
+      entry.retained = held - back;
+      return undefined;
+    }
+    if (held + bytes > budget.perSession) {
+      return new McpError(
+        ErrorCode.INVALID_PARAMS,
+        `Invalid params: the session would retain more than ${budget.perSession} bytes of client data (capabilities, clientInfo and subscriptions)`,
+      );
+    }
+    const refused = budget.charge(entry.client, bytes);
+    if (refused !== undefined) return retainedError(refused, budget);
+    entry.retained = held + bytes;
+    return undefined;
+  }
+
   #register(session: Session): SessionEntry {
     const entry: SessionEntry = {
       session,
@@ -1094,14 +1236,28 @@ export class SessionTable {
     const record = await this.#options.sessionStore!.load(id);
     if (!record || record.id !== id || !ownedBy(record.owner, principal)) return undefined;
     if (this.#full()) return "full";
+    // What the record brings back into memory counts toward the total (not
+    // to a client: a restored session has none here).
+    const budget = this.#options.retained;
+    const retained = budget === undefined ? 0 : retainedBytes(record, Infinity);
+    if (budget?.charge(undefined, retained) !== undefined) return "full";
     // A refused restore (`handleSessionExpired` threw) rejects: the session
     // exists, so the caller answers an internal error, not 404.
-    const session = await this.#engine.restoreSession(record, {
-      id,
-      transport: "http",
-      onMessage: this.#deliver,
-    }, exchange);
+    let session;
+    try {
+      session = await this.#engine.restoreSession(record, {
+        id,
+        transport: "http",
+        onMessage: this.#deliver,
+        onRetain: budget && this.#retain,
+        maxPendingRequests: this.#options.maxPendingRequests,
+      }, exchange);
+    } catch (error) {
+      budget?.release(undefined, retained);
+      throw error;
+    }
     const entry = this.#register(session);
+    if (retained !== 0) entry.retained = retained;
     entry.saved = savedKey(record);
     this.#stored.charge(entry, utf8Length(entry.saved));
     logger.info("session.restored", `session ${id} restored from the session store`, {

@@ -40,7 +40,26 @@ export interface SessionOptions {
    * so one function can serve every session of a transport.
    */
   onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
+  /**
+   * Told when the client makes the session keep a value of its choosing, or
+   * lets it go (today a subscribed URI: `kept` is `true` on
+   * `resources/subscribe`, `false` on `resources/unsubscribe`), so the
+   * transport can bound what sessions retain. Returning an error refuses
+   * the value: the request that asked gets that error. Not called for what a
+   * stored record or another instance brings (`restore`, `sync`). One
+   * function can serve every session.
+   */
+  onRetain?: (session: Session, value: string, kept: boolean) => Error | undefined;
+  /**
+   * The most server-to-client requests (sampling, elicitation, roots) that
+   * may wait for the client's answer at once (default 100): one more is not
+   * sent, and `request` rejects with -32603 saying so.
+   */
+  maxPendingRequests?: number;
 }
+
+/** The default of {@link SessionOptions.maxPendingRequests}. */
+const MAX_PENDING_REQUESTS = 100;
 
 const KEEP_REASONS = { keepReasons: true };
 
@@ -164,6 +183,8 @@ export class Session {
    * ```
    */
   readonly onMessage?: (message: JsonRpcMessage, session: Session) => void | Promise<void>;
+  readonly #onRetain: SessionOptions["onRetain"];
+  readonly #maxPending: number | undefined;
   /**
    * The negotiated dialect; `undefined` until `initialize` succeeded.
    *
@@ -418,6 +439,8 @@ export class Session {
     this.id = options.id;
     this.transport = options.transport;
     this.onMessage = options.onMessage;
+    this.#onRetain = options.onRetain;
+    this.#maxPending = options.maxPendingRequests;
   }
 
   /**
@@ -524,7 +547,7 @@ export class Session {
     this.#flags = record.initialized ? this.#flags | INITIALIZED : this.#flags & ~INITIALIZED;
     this.#logLevel = record.logLevel;
     this.#owner = record.owner;
-    for (const uri of record.subscriptions) this.subscribe(uri);
+    for (const uri of record.subscriptions) this.#subscribe(uri);
     this.assigns.value = { ...record.assigns };
   }
 
@@ -549,7 +572,7 @@ export class Session {
    */
   sync(record: SessionRecord): void {
     this.#subscriptions?.clear();
-    for (const uri of record.subscriptions) this.subscribe(uri);
+    for (const uri of record.subscriptions) this.#subscribe(uri);
     this.#logLevel = record.logLevel;
   }
 
@@ -609,9 +632,11 @@ export class Session {
   }
 
   /**
-   * The client subscribed to a resource.
+   * The client subscribed to a resource (unless the session's `onRetain`
+   * refuses the URI: its error is thrown, and nothing is kept).
    *
    * @param uri The resource URI.
+   * @throws The error `onRetain` returned.
    *
    * @example
    * ```ts
@@ -620,9 +645,22 @@ export class Session {
    * const session = new Session({ transport: "stdio" });
    * session.subscribe("file:///notes/1");
    * assert.equal(session.isSubscribed("file:///notes/1"), true);
+   * const bounded = new Session({
+   *   transport: "http",
+   *   onRetain: (_session, uri, kept) => kept && uri.length > 20 ? new Error("too long") : undefined,
+   * });
+   * assert.throws(() => bounded.subscribe(`file:///${"x".repeat(20)}`), { message: "too long" });
+   * assert.equal(bounded.subscriptions.size, 0);
    * ```
    */
   subscribe(uri: string): void {
+    if (this.#subscriptions?.has(uri)) return;
+    const refused = this.#onRetain?.(this, uri, true);
+    if (refused) throw refused;
+    this.#subscribe(uri);
+  }
+
+  #subscribe(uri: string): void {
     (this.#subscriptions ??= new Set()).add(uri);
   }
 
@@ -642,7 +680,7 @@ export class Session {
    * ```
    */
   unsubscribe(uri: string): void {
-    this.#subscriptions?.delete(uri);
+    if (this.#subscriptions?.delete(uri)) this.#onRetain?.(this, uri, false);
   }
 
   /**
@@ -798,16 +836,23 @@ export class Session {
    * @param signal Aborts the wait (the client is told with `notifications/cancelled`).
    * @param timeoutMs How long to wait.
    * @returns The client's result, validated against the dialect's schema.
+   * @throws (rejects) With -32603 when `maxPendingRequests` requests already
+   *   wait for the client: nothing is sent.
    *
    * @example
    * ```ts
    * import { type JsonRpcRequest } from "@anubis/core";
    * import { type JsonRpcMessage, Session } from "@anubis/core/engine";
    * import assert from "node:assert/strict";
-   * const session = new Session({ transport: "stdio" });
+   * const session = new Session({ transport: "stdio", maxPendingRequests: 1 });
    * const sent: JsonRpcMessage[] = [];
    * const emit = (message: JsonRpcMessage) => Promise.resolve(void sent.push(message));
-   * const asked = session.request("roots/list", {}, emit, new AbortController().signal, 5_000);
+   * const signal = new AbortController().signal;
+   * const asked = session.request("roots/list", {}, emit, signal, 5_000);
+   * await assert.rejects(session.request("roots/list", {}, emit, signal, 5_000), {
+   *   message: "Too many requests waiting for the client's answer: at most 1 at once",
+   * });
+   * assert.equal(sent.length, 1);
    * const { id } = sent[0] as JsonRpcRequest;
    * session.resolve({ jsonrpc: "2.0", id, result: { roots: [] } });
    * assert.deepEqual(await asked, { roots: [] });
@@ -822,6 +867,15 @@ export class Session {
   ): Promise<unknown> {
     if (this.#flags & CLOSED) {
       return Promise.reject(new McpError(ErrorCode.INTERNAL_ERROR, "Session closed"));
+    }
+    const maxPending = this.#maxPending ?? MAX_PENDING_REQUESTS;
+    if (this.#pending !== undefined && this.#pending.size >= maxPending) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.INTERNAL_ERROR,
+          `Too many requests waiting for the client's answer: at most ${maxPending} at once`,
+        ),
+      );
     }
     // A random prefix per session object: two instances serving one session
     // (each counting from 1) never issue the same id.

@@ -108,7 +108,9 @@ Deno.test("http timeouts: on node:http, a large body is read and a slow one gets
     await slow.write(
       new TextEncoder().encode(
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
-          `accept: application/json, text/event-stream\r\ncontent-length: 4194304\r\n\r\n{`,
+          // Mcp-Method: without it nor Mcp-Session-Id, a body over 1 MiB is refused unread.
+          `accept: application/json, text/event-stream\r\nmcp-method: tools/call\r\n` +
+          `content-length: 4194304\r\n\r\n{`,
       ),
     );
     let answer = "";
