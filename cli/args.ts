@@ -98,6 +98,10 @@ export interface HttpLimitFlags {
   headersTimeoutMs?: number;
   /** `--idle-timeout` (milliseconds; serves on the `node:http` listener) */
   idleTimeoutMs?: number;
+  /** `--max-session-bytes`: what one session may retain of its client's data */
+  maxSessionBytes?: number;
+  /** `--max-session-bytes-per-client`: what one client's sessions may retain together */
+  maxSessionBytesPerClient?: number;
   /** `--max-stored-session-bytes-per-client` (with `--session-store`) */
   maxStoredSessionBytesPerClient?: number;
   /** `--max-stored-session-bytes` (with `--session-store`) */
@@ -114,6 +118,8 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
   "--body-timeout": "bodyTimeoutMs",
   "--header-timeout": "headersTimeoutMs",
   "--idle-timeout": "idleTimeoutMs",
+  "--max-session-bytes": "maxSessionBytes",
+  "--max-session-bytes-per-client": "maxSessionBytesPerClient",
   "--max-stored-session-bytes-per-client": "maxStoredSessionBytesPerClient",
   "--max-stored-session-bytes": "maxStoredSessionBytes",
 };
@@ -190,6 +196,12 @@ Options:
                             IPv4/IPv6 CIDRs (repeatable; default: headers
                             ignored), for the per-client bounds and rate limit
   --max-batch-entries <n>   Entries in a JSON-RPC batch (default 1000)
+  --max-session-bytes <n>   Bytes of client data (capabilities, clientInfo,
+                            subscriptions) one session may retain (default
+                            65536; an initialize over it gets -32602)
+  --max-session-bytes-per-client <n>
+                            Bytes of client data one client address's sessions
+                            may retain together (default 16777216; 429 beyond)
   --max-stored-session-bytes-per-client <n>
                             Bytes of session records one client address may
                             keep in the session store (default 16777216)

@@ -44,6 +44,12 @@ async function serve(module: string, kvPath: string, extra: string[] = []): Prom
       `kv:${kvPath}`,
       "--log-format",
       "json",
+      // What sessions retain in memory is bounded more tightly by default
+      // (64 KiB each, strings counted at 2 bytes a character); loosened so the store's own budget is what is tested.
+      "--max-session-bytes",
+      "4194304",
+      "--max-session-bytes-per-client",
+      "1073741824",
       ...extra,
     ],
     cwd: ROOT,
