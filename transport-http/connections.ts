@@ -6,11 +6,23 @@
  * no request in time (header and idle timeouts), and running out of file
  * descriptors sheds the longest-idle connections instead of stopping.
  *
- * A connection is closed by asking Deno's server to shut it down gracefully:
- * one that is idle or has sent part of a request's header is closed at once;
- * one with a request in flight (a body arriving, a slow handler, a stream) is
- * never cut: it is answered in full and closed after its response instead of
- * being kept alive.
+ * A request counts as in progress from the moment its header is read until
+ * its handler answers (its body has been read by then), one counter per
+ * connection. A connection is ended only when no handler is running on it:
+ *
+ * - one that started no request within the header timeout of connecting
+ *   (silent, or half a header) is closed at once;
+ * - one that started no new request within the idle timeout of its last
+ *   answer is closed at once, unless that answer is an SSE stream: that one is
+ *   shut down gracefully (Deno sends the stream in full, then closes; streams
+ *   have bounds of their own). Closing at once also drops the unread rest of
+ *   a body its client announced and never sent (say, after the body
+ *   timeout's 408), for which Deno's graceful shutdown would wait forever,
+ *   and a non-stream answer its client has not taken by then.
+ *
+ * Deno's graceful shutdown fails a request body still arriving, and a
+ * connection shut down gracefully can no longer be closed at once (its
+ * abort would throw): hence the two ways, chosen once per connection.
  *
  * @module
  */
@@ -23,16 +35,30 @@ interface ServedConnection {
   shutdown(): Promise<void>;
 }
 
+/**
+ * What `serveHttpOnConnection` takes as its signal: it only registers an
+ * "abort" listener there, which closes the connection at once. Handing it
+ * this instead of an `AbortSignal` keeps that listener, so it is called where
+ * its failure (`BadResource`, once the connection is gone or shut down
+ * gracefully) can be caught, not in an event dispatch that would report it
+ * as uncaught and end the process.
+ */
+interface CloseSignal {
+  addEventListener(type: "abort", listener: () => void): void;
+}
+
+/** What Deno's server passes a handler. */
+interface ConnectionInfo {
+  readonly remoteAddr: Deno.NetAddr;
+}
+
 /** A request handler as Deno's server calls it. */
-type ConnectionHandler = (
-  request: Request,
-  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
-) => Response | Promise<Response>;
+type ConnectionHandler = (request: Request, info: ConnectionInfo) => Promise<Response>;
 
 /** `Deno[Deno.internal].serveHttpOnConnection` (Deno 2.x; not a public API). */
 export type ServeOnConnection = (
   conn: Deno.Conn,
-  signal: AbortSignal | undefined,
+  signal: CloseSignal | undefined,
   handler: ConnectionHandler,
   onError: (error: unknown) => Response | Promise<Response>,
   onListen: (scheme: string) => void,
@@ -85,7 +111,10 @@ export interface ConnectionListener {
   readonly addr: Deno.NetAddr;
   /** Resolves once stopped and every connection finished; rejects if accepting failed otherwise. */
   readonly finished: Promise<void>;
-  /** Stops accepting, then shuts every connection down gracefully and waits for them. */
+  /**
+   * Stops accepting, lets requests in progress be answered and streams end,
+   * then ends every connection (within 10 s).
+   */
   shutdown(): Promise<void>;
   /** The connections open now. */
   readonly size: number;
@@ -94,32 +123,50 @@ export interface ConnectionListener {
 /** A connection and what the sweep knows of it. */
 interface Connection {
   served: ServedConnection | undefined;
-  /** Requests started on it so far (the one count kept per request). */
+  /** Closes it at once: Deno's "abort" listener (throws once it is gone). */
+  closeNow: (() => void) | undefined;
+  /** Requests started on it so far. */
   requests: number;
+  /** Requests whose handler has not answered yet. */
+  active: number;
+  /** The last answer (or what the handler failed with). */
+  last: unknown;
+  /** Counts an answer: one function per connection, not one per request. */
+  readonly answered: (answer: unknown) => void;
   /** `requests` as the sweep last saw it. */
   seen: number;
-  /** When it was accepted, or when the sweep last saw `requests` move. */
+  /** When it was accepted, or when the sweep last saw a request start or in progress. */
   since: number;
-  /** Shut down already (it may still be finishing a response). */
-  closing: boolean;
+  /** Being ended (closed, or shut down gracefully): the sweep leaves it alone. */
+  ending: boolean;
+}
+
+/** Whether an answer is an SSE stream (never cut by a timeout here). */
+function isStream(answer: unknown): boolean {
+  return answer instanceof Response &&
+    answer.headers.get("content-type")?.startsWith("text/event-stream") === true;
 }
 
 const BACKOFF_FIRST_MS = 10;
 const BACKOFF_MAX_MS = 1_000;
-/** A connection younger than this (or that started a request this recently) is not shed. */
+/** A connection younger than this (or with a request this recently) is not shed. */
 const SHED_GRACE_MS = 1_000;
 /** At most this many connections are shed per failed accept. */
 const SHED_BATCH = 16;
 /** One report of running out of descriptors per this long at most. */
 const REPORT_EVERY_MS = 60_000;
+/** How long `shutdown()` lets responses in progress finish before closing their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Listens on `hostname:port` and serves each accepted connection natively
- * with `handler`, closing connections by the header and idle timeouts (one
- * sweep for all of them, every quarter of the shortest timeout, at most
- * every second) and, when accepting fails for lack of descriptors, shedding
- * the longest-idle connections and accepting again with a back-off (10 ms,
- * doubling up to 1 s). The listener is never closed while serving.
+ * with `handler`, closing connections by the header and idle timeouts as the
+ * module says (one sweep for all of them, every quarter of the shortest
+ * timeout, at most every second) and, when accepting fails for lack of
+ * descriptors, closing up to 16 of the connections quiet for longest (no
+ * request in progress, no stream, none for a second) and accepting again with
+ * a back-off (10 ms, doubling up to 1 s). The listener is never closed while
+ * serving.
  *
  * @param serveOn Deno's per-connection server.
  * @param handler The request handler.
@@ -130,7 +177,8 @@ const REPORT_EVERY_MS = 60_000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { listenConnections, serveOnConnection } from "./connections.ts";
- * const listener = listenConnections(serveOnConnection()!, () => new Response("hi"), {
+ * const hi = () => Promise.resolve(new Response("hi"));
+ * const listener = listenConnections(serveOnConnection()!, hi, {
  *   hostname: "127.0.0.1",
  *   port: 0,
  *   headersTimeoutMs: 10_000,
@@ -154,9 +202,18 @@ export function listenConnections(
   const connections = new Set<Connection>();
   let stopped = false;
 
-  const close = (connection: Connection) => {
-    connection.closing = true;
-    connection.served?.shutdown().catch(() => {}); // Already gone: nothing to close.
+  /** Ends a connection with no handler running: at once, or after its stream. */
+  const end = (connection: Connection) => {
+    connection.ending = true;
+    if (isStream(connection.last) || connection.closeNow === undefined) {
+      connection.served?.shutdown().catch(() => {}); // Gone already.
+      return;
+    }
+    try {
+      connection.closeNow();
+    } catch {
+      // Gone already.
+    }
   };
 
   const shortest = Math.min(...[headersMs, idleMs].filter((ms) => ms > 0));
@@ -164,30 +221,29 @@ export function listenConnections(
     ? setInterval(() => {
       const now = Date.now();
       for (const connection of connections) {
-        if (connection.closing) continue;
-        if (connection.requests !== connection.seen) {
+        if (connection.requests !== connection.seen || connection.active > 0) {
           connection.seen = connection.requests;
           connection.since = now;
-          continue;
+        } else if (!connection.ending) {
+          const limit = connection.requests === 0 ? headersMs : idleMs;
+          if (limit > 0 && now - connection.since >= limit) end(connection);
         }
-        const limit = connection.requests === 0 ? headersMs : idleMs;
-        if (limit > 0 && now - connection.since >= limit) close(connection);
       }
     }, Math.min(Math.max(Math.floor(shortest / 4), 25), 1_000))
     : undefined;
   if (sweeper !== undefined) Deno.unrefTimer(sweeper);
 
-  /** Closes up to a batch of connections that started nothing lately, oldest first. */
+  /** Closes up to a batch of the connections quiet for longest (no handler, no stream), oldest first. */
   const shed = () => {
     const now = Date.now();
     let left = SHED_BATCH;
     for (const connection of connections) {
       if (left === 0) break;
       if (
-        connection.closing || connection.requests !== connection.seen ||
-        now - connection.since < SHED_GRACE_MS
+        connection.ending || connection.active > 0 || connection.requests !== connection.seen ||
+        now - connection.since < SHED_GRACE_MS || isStream(connection.last)
       ) continue;
-      close(connection);
+      end(connection);
       left--;
     }
   };
@@ -195,18 +251,31 @@ export function listenConnections(
   const open = (conn: Deno.Conn) => {
     const connection: Connection = {
       served: undefined,
+      closeNow: undefined,
       requests: 0,
+      active: 0,
+      last: undefined,
+      answered: (answer) => {
+        connection.active--;
+        connection.last = answer;
+      },
       seen: 0,
       since: Date.now(),
-      closing: false,
+      ending: false,
     };
     const counted: ConnectionHandler = (request, info) => {
       connection.requests++;
-      return handler(request, info);
+      connection.active++;
+      const answer = handler(request, info);
+      answer.then(connection.answered, connection.answered);
+      return answer;
     };
     let served: ServedConnection;
     try {
-      served = serveOn(conn, undefined, counted, onError, noop);
+      const signal: CloseSignal = {
+        addEventListener: (_type, listener) => void (connection.closeNow = listener),
+      };
+      served = serveOn(conn, signal, counted, onError, noop);
     } catch (error) {
       // Deno's server did not take the connection: it is still ours to close.
       try {
@@ -273,11 +342,19 @@ export function listenConnections(
         // Closed already.
       }
       await accepting.catch(() => {});
-      await Promise.all([...connections].map((connection) => {
-        connection.closing = true;
-        return connection.served?.shutdown().catch(() => {});
-      }));
-      await Promise.all([...connections].map((connection) => connection.served?.finished));
+      // Requests in progress are answered (the handler cancels them with 503) and streams
+      // end (the handler ended them) before their connections do, within a bound.
+      const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+      while (
+        [...connections].some((connection) => connection.active > 0) && Date.now() < deadline
+      ) await new Promise((resolve) => setTimeout(resolve, 25));
+      for (const connection of connections) if (!connection.ending) end(connection);
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all([...connections].map((connection) => connection.served?.finished)),
+        new Promise((resolve) => (bound = setTimeout(resolve, Math.max(deadline - Date.now(), 0)))),
+      ]);
+      clearTimeout(bound);
     })();
   const finished = accepting.then(
     () => stopping,

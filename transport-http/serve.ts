@@ -44,18 +44,19 @@ export interface ServeOptions extends HttpHandlerOptions {
   headersTimeoutMs?: number;
   /**
    * A kept-alive connection that starts no new request within this long of
-   * starting its previous one is closed (default 5 s). A response still in
-   * progress then (a slow tool, an SSE stream) is never cut: it finishes,
-   * and the connection is closed after it instead of kept alive. 0: no idle
-   * timeout of its own, the header timeout then bounds the wait for the next
-   * request.
+   * its previous one being answered is closed (default 5 s). A response still
+   * being sent then (an SSE stream, a large body to a slow reader) is never
+   * cut: it is sent in full, and the connection closed after it instead of
+   * kept alive. 0: no idle timeout of its own, the header timeout then bounds
+   * the wait for the next request.
    */
   idleTimeoutMs?: number;
   /**
    * Called when accepting a connection failed for lack of file descriptors
    * (`EMFILE`, `ENFILE`): `serve()` keeps listening, closes up to 16 of the
-   * connections that have started no request for the longest (never one
-   * answering a request: it finishes first), and accepts again after 10 ms,
+   * connections quiet for longest, oldest first (never one with a request in
+   * progress or an SSE stream, nor one active in the last second), and
+   * accepts again after 10 ms,
    * then twice as long each time up to 1 s, until a descriptor is free.
    * Connections already open go on being served. Default: one line on stderr,
    * at most once a minute.
@@ -114,7 +115,8 @@ const reportShedding = (error: Error): void =>
  * `Deno.serve`), with connection timeouts on by default: a connection that
  * sends no request's header within {@link ServeOptions.headersTimeoutMs} of
  * connecting, or no new request within {@link ServeOptions.idleTimeoutMs} of
- * its previous one, is closed (a response in progress is never cut), so
+ * its previous answer, is closed (a request or response in progress is never
+ * cut), so
  * clients that merely hold sockets cannot use up the process's descriptors.
  * On a loopback bind only loopback `Host` names (and those in `allowedHosts`)
  * are accepted; on any other bind the `Host` check is off unless
