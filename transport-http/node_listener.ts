@@ -43,8 +43,9 @@ export type NodeServeOptions = ServeOptions;
  * or idle between requests ({@link NodeServeOptions.idleTimeoutMs}), so clients
  * that merely hold sockets cannot use up the process's file descriptors. The
  * body timeout (`bodyTimeoutMs`) and every other option work as with `serve()`.
- * Should accepting still fail for lack of descriptors (a flood of new
- * connections faster than the timeouts shed them), the server notices within
+ * Should accepting still fail for lack of descriptors on Deno (a flood of new
+ * connections faster than the timeouts shed them; Node goes on accepting by
+ * itself), the server notices within
  * about four seconds, reports it ({@link ServeOptions.onDescriptorsExhausted})
  * and listens again once descriptors are free. On Deno it costs about twice
  * the CPU per request of `serve()` (Deno's `node:http` layer), which has the
@@ -120,7 +121,9 @@ export async function serveNode(
   const addr = http.address() as AddressInfo;
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
   const url = new URL(`http://${host}:${addr.port}${path}`);
-  const watchdog = new AcceptWatchdog(http, addr, async (firstOfEpisode) => {
+  // Node's accepting survives running out of descriptors; Deno's node:http does not.
+  const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+  const watchdog = onDeno && new AcceptWatchdog(http, addr, async (firstOfEpisode) => {
     if (firstOfEpisode) {
       (options.onDescriptorsExhausted ?? reportExhausted)(
         new Error("Too many open files (os error 24)"),
@@ -133,7 +136,7 @@ export async function serveNode(
   let stopped!: () => void;
   const finished = new Promise<void>((resolve) => (stopped = resolve));
   const shutdown = stopsWith(handler, options.signal, async () => {
-    watchdog.stop();
+    if (watchdog) watchdog.stop();
     await new Promise<void>((resolve) => {
       http.close(() => resolve());
       // Kept-alive and streaming connections would hold close() open.
@@ -153,8 +156,10 @@ const PROBE_WAIT_MS = 2_000;
  * for lack of file descriptors. Every two seconds this connects to the server
  * itself; a connection the server never sees means its accepting stopped, and
  * `relisten` starts it again (the timeouts will have freed descriptors by
- * then), reporting once until a probe is seen again. On Node, whose
- * accepting survives, it only ever sees its probes.
+ * then), reporting once until a probe is seen again. It runs on Deno only:
+ * Node's accepting survives, and a probe missed under load would report an
+ * exhaustion that did not happen and listen again, refusing connections
+ * meanwhile.
  */
 class AcceptWatchdog {
   readonly #timer: ReturnType<typeof setInterval>;
