@@ -37,18 +37,21 @@ export interface ServeOptions extends HttpHandlerOptions {
   /** Called once listening, with the endpoint URL. */
   onListen?: (url: URL) => void;
   /**
-   * A connection must start a request (send its whole header) within this
-   * long of connecting, else it is closed: one that sends nothing or half a
-   * header holds no descriptor longer (default 10 s). 0 turns it off.
+   * A connection must send its first request's whole header within this long
+   * of connecting, else it is closed: one that sends nothing or half a header
+   * holds no descriptor longer (default 10 s; the idle timeout bounds the
+   * header of each request after the first). 0 turns it off.
    */
   headersTimeoutMs?: number;
   /**
    * A kept-alive connection that starts no new request within this long of
-   * its previous one being answered is closed (default 5 s). A response still
-   * being sent then (an SSE stream, a large body to a slow reader) is never
-   * cut: it is sent in full, and the connection closed after it instead of
-   * kept alive. 0: no idle timeout of its own, the header timeout then bounds
-   * the wait for the next request.
+   * its previous one being answered is closed (default 5 s). A handler still
+   * running (its body arriving, a slow tool) holds it open, and an SSE
+   * stream still being sent then is never cut: it is sent in full, and the
+   * connection closed after it instead of kept alive. A plain answer its
+   * client has not finished reading by then is cut (a reader that slow holds
+   * a descriptor too). 0: no idle timeout of its own, the header timeout then
+   * bounds the wait for the next request.
    */
   idleTimeoutMs?: number;
   /**
@@ -115,14 +118,14 @@ const reportShedding = (error: Error): void =>
  * `Deno.serve`), with connection timeouts on by default: a connection that
  * sends no request's header within {@link ServeOptions.headersTimeoutMs} of
  * connecting, or no new request within {@link ServeOptions.idleTimeoutMs} of
- * its previous answer, is closed (a request or response in progress is never
- * cut), so
- * clients that merely hold sockets cannot use up the process's descriptors.
+ * its previous answer, is closed (a request in progress or an SSE stream is
+ * never cut), so clients that merely hold sockets cannot use up the
+ * process's descriptors.
  * On a loopback bind only loopback `Host` names (and those in `allowedHosts`)
  * are accepted; on any other bind the `Host` check is off unless
  * `allowedHosts` is given. When the process runs out of file descriptors
- * anyway, the server keeps listening, sheds the connections idle longest and
- * accepts again as soon as descriptors free up (see
+ * anyway, the server keeps listening, closes the connections quiet longest
+ * and accepts again as soon as descriptors free up (see
  * {@link ServeOptions.onDescriptorsExhausted}). On a Deno without the
  * per-connection server it relies on (`Deno[Deno.internal].serveHttpOnConnection`)
  * it serves on `Deno.serve`, without the timeouts, and says so once.
