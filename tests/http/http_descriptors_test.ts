@@ -199,9 +199,10 @@ Deno.test("http cli: with no flag under ulimit -n 256, 300 idle sockets do not k
     for (const socket of sockets) socket.close();
     assert.equal(await server.stop(), 0);
   }
-  // At most one report, and a true one (accepting did fail for lack of descriptors).
-  const said = server.stderr().match(/Too many open files/g) ?? [];
-  assert.ok(said.length <= 1, server.stderr());
+  // At most one report of the server's, and a true one (accepting did fail for lack of
+  // descriptors; Deno may add a warning of its own about a file it could not open then).
+  const said = server.stderr().match(/Too many open files \(os error 24\): new connections/g);
+  assert.ok((said?.length ?? 0) <= 1, server.stderr());
   assert.doesNotMatch(server.stderr(), /listening again/);
   assert.equal(server.stderr().match(/listening on/g)?.length, 1);
 });
