@@ -28,6 +28,7 @@
  */
 
 import { logger } from "@anubis/core";
+import { type AnswerWatch, answerWatch } from "./handler.ts";
 
 /** One connection served natively: `serveHttpOnConnection`'s result. */
 interface ServedConnection {
@@ -47,19 +48,21 @@ interface CloseSignal {
   addEventListener(type: "abort", listener: () => void): void;
 }
 
-/** What Deno's server passes a handler. */
-interface ConnectionInfo {
-  readonly remoteAddr: Deno.NetAddr;
-}
-
 /** A request handler as Deno's server calls it. */
-type ConnectionHandler = (request: Request, info: ConnectionInfo) => Promise<Response>;
+type DenoHandler = (request: Request) => Promise<Response>;
+
+/**
+ * The handler {@link listenConnections} serves: given the connection's
+ * {@link AnswerWatch} as context, it reports each answer there (the HTTP
+ * handler does, in the reaction it has anyway).
+ */
+type ConnectionHandler = (request: Request, watch: AnswerWatch) => Promise<Response>;
 
 /** `Deno[Deno.internal].serveHttpOnConnection` (Deno 2.x; not a public API). */
 export type ServeOnConnection = (
   conn: Deno.Conn,
   signal: CloseSignal | undefined,
-  handler: ConnectionHandler,
+  handler: DenoHandler,
   onError: (error: unknown) => Response | Promise<Response>,
   onListen: (scheme: string) => void,
 ) => ServedConnection;
@@ -131,8 +134,8 @@ interface Connection {
   active: number;
   /** The last answer (or what the handler failed with). */
   last: unknown;
-  /** Counts an answer: one function per connection, not one per request. */
-  readonly answered: (answer: unknown) => void;
+  /** The context its requests are handled with: the client's address, and where answers are counted. */
+  watch: AnswerWatch | undefined;
   /** `requests` as the sweep last saw it. */
   seen: number;
   /** When it was accepted, or when the sweep last saw a request start or in progress. */
@@ -177,7 +180,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { listenConnections, serveOnConnection } from "./connections.ts";
- * const hi = () => Promise.resolve(new Response("hi"));
+ * import { ANSWERED, type AnswerWatch } from "./handler.ts";
+ * const hi = (_: Request, watch: AnswerWatch) =>
+ *   Promise.resolve(watch[ANSWERED][0](new Response("hi")));
  * const listener = listenConnections(serveOnConnection()!, hi, {
  *   hostname: "127.0.0.1",
  *   port: 0,
@@ -255,20 +260,19 @@ export function listenConnections(
       requests: 0,
       active: 0,
       last: undefined,
-      answered: (answer) => {
-        connection.active--;
-        connection.last = answer;
-      },
+      watch: undefined,
       seen: 0,
       since: Date.now(),
       ending: false,
     };
-    const counted: ConnectionHandler = (request, info) => {
+    connection.watch = answerWatch(conn.remoteAddr, (answer) => {
+      connection.active--;
+      connection.last = answer;
+    });
+    const counted: DenoHandler = (request) => {
       connection.requests++;
       connection.active++;
-      const answer = handler(request, info);
-      answer.then(connection.answered, connection.answered);
-      return answer;
+      return handler(request, connection.watch!);
     };
     let served: ServedConnection;
     try {
