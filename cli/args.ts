@@ -94,9 +94,9 @@ export interface HttpLimitFlags {
   maxBatchEntries?: number;
   /** `--body-timeout` (milliseconds) */
   bodyTimeoutMs?: number;
-  /** `--header-timeout` (milliseconds; serves on the `node:http` listener) */
+  /** `--header-timeout` (milliseconds; 0 turns it off) */
   headersTimeoutMs?: number;
-  /** `--idle-timeout` (milliseconds; serves on the `node:http` listener) */
+  /** `--idle-timeout` (milliseconds; 0 turns it off) */
   idleTimeoutMs?: number;
   /** `--max-session-bytes`: what one session may retain of its client's data */
   maxSessionBytes?: number;
@@ -211,14 +211,12 @@ Options:
   --body-timeout <ms>       A request body must arrive within this long, else
                             408 (default 30000; 0 turns it off)
   --header-timeout <ms>     Close a connection that has not sent a request's
-                            headers within this long (default: none; 10000
-                            once --idle-timeout is given)
-  --idle-timeout <ms>       Close a kept-alive connection idle this long
-                            between requests (default: none; 5000 once
-                            --header-timeout is given). Either flag serves on
-                            node:http, which has these timeouts (Deno.serve
-                            has none) at about twice the CPU per request;
-                            without them put a proxy in front
+                            headers within this long of connecting
+                            (default 10000; 0 turns it off)
+  --idle-timeout <ms>       Close a kept-alive connection that starts no new
+                            request within this long of its previous one; a
+                            response in progress is never cut (default 5000;
+                            0: the header timeout bounds the wait instead)
   --cors <origin,...>       Let browser pages on these origins call the
                             endpoint (CORS preflights answered; each origin
                             is also an allowed Origin; repeatable)

@@ -65,34 +65,36 @@ export function hostCheckWarning(
 }
 
 /**
- * The warning `serve --http` prints when a non-loopback bind has no header
- * or idle timeout: `Deno.serve` holds a connection that sends nothing, half a
- * header, or stays idle, until its client closes it, so clients that merely
- * hold sockets can use up the process's descriptors.
+ * The warning `serve --http` prints when a non-loopback bind has turned both
+ * connection timeouts off (`--header-timeout 0 --idle-timeout 0`): the server
+ * then holds a connection that sends nothing, half a header, or stays idle,
+ * until its client closes it, so clients that merely hold sockets can use up
+ * the process's descriptors.
  *
  * @param options The bind address and the timeout flags.
- * @returns The one-line warning, or `undefined` (loopback, or a timeout set).
+ * @returns The one-line warning, or `undefined` (loopback, or a timeout on).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { timeoutsWarning } from "@anubis/cli/serve-http";
- * assert.match(timeoutsWarning({ host: "0.0.0.0" })!, /--idle-timeout/);
- * assert.equal(timeoutsWarning({ host: "0.0.0.0", limits: { idleTimeoutMs: 5000 } }), undefined);
- * assert.equal(timeoutsWarning({ host: "127.0.0.1" }), undefined);
+ * const off = { headersTimeoutMs: 0, idleTimeoutMs: 0 };
+ * assert.match(timeoutsWarning({ host: "0.0.0.0", limits: off })!, /--idle-timeout/);
+ * assert.equal(timeoutsWarning({ host: "0.0.0.0" }), undefined);
+ * assert.equal(timeoutsWarning({ host: "0.0.0.0", limits: { headersTimeoutMs: 0 } }), undefined);
+ * assert.equal(timeoutsWarning({ host: "127.0.0.1", limits: off }), undefined);
  * ```
  */
 export function timeoutsWarning(
   options: Pick<ServeOptions, "host" | "limits">,
 ): string | undefined {
   if (isLoopbackHost(options.host)) return undefined;
-  const limits = options.limits;
-  if (limits?.headersTimeoutMs !== undefined || limits?.idleTimeoutMs !== undefined) {
+  if (options.limits?.headersTimeoutMs !== 0 || options.limits?.idleTimeoutMs !== 0) {
     return undefined;
   }
   return `anubis: warning: --host ${options.host} is not a loopback address and connections ` +
-    `have no header or idle timeout (Deno.serve has none); pass --header-timeout <ms> and ` +
-    `--idle-timeout <ms> (served on node:http) or put a proxy with such timeouts in front`;
+    `have no header or idle timeout (both turned off); drop --header-timeout 0 and ` +
+    `--idle-timeout 0 or put a proxy with such timeouts in front`;
 }
 
 /**
@@ -567,11 +569,8 @@ export async function serveHttp(
     const stores = await openStores(options, databases);
     stopKeys = await useRequestStateKeys(server, options, databases);
     joined = await joinInstances(server, options, databases, stores);
-    const timeouts = options.limits?.headersTimeoutMs !== undefined ||
-      options.limits?.idleTimeoutMs !== undefined;
-    // Deno.serve has no header or idle timeout: node:http has both (loaded only when asked).
-    const listen = timeouts ? (await import("@anubis/transport-http/node")).serveNode : serve;
-    const running = await listen(server, {
+    // --header-timeout and --idle-timeout come in `limits` (serve() has both on by default).
+    const running = serve(server, {
       hostname: options.host,
       port: options.port,
       path: options.path,

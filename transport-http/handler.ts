@@ -364,6 +364,48 @@ function failed(error: unknown): Response {
   return errorResponseOf(500, null, ErrorCode.INTERNAL_ERROR, "Internal error");
 }
 
+/** The key of {@link AnswerWatch}'s callbacks. */
+export const ANSWERED: unique symbol = Symbol("anubis.answered");
+
+/**
+ * A request context that learns when the handler answered: `serve()` passes
+ * one per connection (its client's address), so the handler's one reaction to
+ * its work reports each answer, and no promise is added per request.
+ */
+export interface AnswerWatch extends ServeInfoLike {
+  /** Given each answer (returned as is), and a defect (answered with a 500). */
+  readonly [ANSWERED]: readonly [(answer: Response) => Response, (error: unknown) => Response];
+}
+
+/**
+ * A context that tells `onAnswer` of each answer of the handler.
+ *
+ * @param remoteAddr The client's address (what `Deno.serve`'s info carries).
+ * @param onAnswer Called with each answer, once the handler has it.
+ * @returns The context to pass the handler with each request of that client.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineServer } from "@anubis/core";
+ * import { answerWatch, createHttpHandler } from "./handler.ts";
+ * const handler = createHttpHandler(defineServer({ name: "s", version: "1.0.0" }));
+ * const seen: number[] = [];
+ * const watch = answerWatch({ hostname: "127.0.0.1" }, (answer) => seen.push(answer.status));
+ * const answer = await handler(new Request("http://127.0.0.1/mcp", { method: "PUT" }), watch);
+ * await answer.body?.cancel();
+ * assert.deepEqual(seen, [405]);
+ * handler.close();
+ * ```
+ */
+export function answerWatch(
+  remoteAddr: unknown,
+  onAnswer: (answer: Response) => void,
+): AnswerWatch {
+  const answered = (answer: Response) => (onAnswer(answer), answer);
+  return { remoteAddr, [ANSWERED]: [answered, (error) => answered(failed(error))] };
+}
+
 /** The answer to a body that could not be read. */
 function unreadable(error: unknown): Response {
   if (error instanceof BodyTimeoutError) {
@@ -751,12 +793,18 @@ export function createHttpHandler(
     request: Request,
     context?: RequestContext | ServeInfoLike,
   ): Promise<Response> => {
+    // serve()'s connections learn of each answer in the reaction that catches defects.
+    const watch = (context as Partial<AnswerWatch> | undefined)?.[ANSWERED];
     // Deno.serve's info has neither field, so it reads as no context.
-    if (cors !== undefined) return decorated(request, context as RequestContext | undefined);
+    if (cors !== undefined) {
+      const answer = decorated(request, context as RequestContext | undefined);
+      return watch === undefined ? answer : answer.then(watch[0]);
+    }
     try {
-      return handle(request, context as RequestContext | undefined).then(undefined, failed);
+      const answer = handle(request, context as RequestContext | undefined);
+      return watch === undefined ? answer.then(undefined, failed) : answer.then(watch[0], watch[1]);
     } catch (error) {
-      return Promise.resolve(failed(error));
+      return Promise.resolve(watch === undefined ? failed(error) : watch[1](error));
     }
   };
   const built = Object.defineProperties(handler, {

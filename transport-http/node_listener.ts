@@ -1,9 +1,8 @@
 /**
  * `serveNode()`: the handler on a `node:http` server, which closes
- * connections that are slow to send their headers or idle between requests.
- * `Deno.serve` (Deno 2.9.6) has neither timeout, so a server exposed to
- * untrusted clients without a proxy in front uses this listener; it runs on
- * Node and on Deno alike, through `@hono/node-server`'s request listener.
+ * connections that are slow to send their headers or idle between requests,
+ * as `serve()` does on Deno. It runs on Node and on Deno alike, through
+ * `@hono/node-server`'s request listener: the listener for Node.
  *
  * @module
  */
@@ -13,6 +12,8 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { McpServer } from "@anubis/core";
 import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
   reportExhausted,
   type RunningServer,
   servedHandler,
@@ -23,8 +24,9 @@ import {
 import { fixResource } from "./handler.ts";
 
 /**
- * Options of {@link serveNode}: those of `serve()` and the connection
- * timeouts.
+ * Options of {@link serveNode}: those of `serve()`, the connection timeouts
+ * included (`headersTimeoutMs`, default 10 s, Node's `headersTimeout`;
+ * `idleTimeoutMs`, default 5 s, Node's `keepAliveTimeout`).
  *
  * @example
  * ```ts
@@ -34,21 +36,7 @@ import { fixResource } from "./handler.ts";
  * assert.equal(options.idleTimeoutMs, 5_000);
  * ```
  */
-export interface NodeServeOptions extends ServeOptions {
-  /**
-   * A connection must send a request's whole header within this long of
-   * starting it (or of connecting), else it is closed (default 10 s; Node's
-   * `headersTimeout`). 0 turns it off.
-   */
-  headersTimeoutMs?: number;
-  /**
-   * A kept-alive connection idle this long after a response is closed
-   * (default 5 s; Node's `keepAliveTimeout`). Streams in progress are not
-   * idle: their keep-alive comments (`keepAliveMs`) flow. 0: no idle timeout
-   * of its own, the header timeout then bounds the wait for the next request.
-   */
-  idleTimeoutMs?: number;
-}
+export type NodeServeOptions = ServeOptions;
 
 /**
  * Serves a server over Streamable HTTP on a `node:http` server that closes
@@ -56,12 +44,13 @@ export interface NodeServeOptions extends ServeOptions {
  * or idle between requests ({@link NodeServeOptions.idleTimeoutMs}), so clients
  * that merely hold sockets cannot use up the process's file descriptors. The
  * body timeout (`bodyTimeoutMs`) and every other option work as with `serve()`.
- * Should accepting still fail for lack of descriptors (a flood of new
- * connections faster than the timeouts shed them), the server notices within
+ * Should accepting still fail for lack of descriptors on Deno (a flood of new
+ * connections faster than the timeouts shed them; Node goes on accepting by
+ * itself), the server notices within
  * about four seconds, reports it ({@link ServeOptions.onDescriptorsExhausted})
- * and listens again once descriptors are free. On Deno it costs about twice the CPU per request of `serve()` (Deno's
- * `node:http` layer), so use it where no proxy with such timeouts stands in
- * front.
+ * and listens again once descriptors are free. On Deno it costs about twice
+ * the CPU per request of `serve()` (Deno's `node:http` layer), which has the
+ * same timeouts: use `serve()` there.
  *
  * @param server The defined server.
  * @param options Bind address, port, timeouts, and the handler's options.
@@ -96,8 +85,8 @@ export async function serveNode(
     });
   });
   const http = createServer(listener);
-  const headersMs = options.headersTimeoutMs ?? 10_000;
-  const idleMs = options.idleTimeoutMs ?? 5_000;
+  const headersMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   // Deno's node:http does not enforce its headersTimeout on a connection that sent nothing
   // or half a header, so each connection has a timer of its own: armed when it opens and
   // after each response, disarmed when a request's headers are in. A request in flight (its
@@ -134,7 +123,9 @@ export async function serveNode(
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
   const url = new URL(`http://${host}:${addr.port}${path}`);
   fixResource(handler, url);
-  const watchdog = new AcceptWatchdog(http, addr, async (firstOfEpisode) => {
+  // Node's accepting survives running out of descriptors; Deno's node:http does not.
+  const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+  const watchdog = onDeno && new AcceptWatchdog(http, addr, async (firstOfEpisode) => {
     if (firstOfEpisode) {
       (options.onDescriptorsExhausted ?? reportExhausted)(
         new Error("Too many open files (os error 24)"),
@@ -147,7 +138,7 @@ export async function serveNode(
   let stopped!: () => void;
   const finished = new Promise<void>((resolve) => (stopped = resolve));
   const shutdown = stopsWith(handler, options.signal, async () => {
-    watchdog.stop();
+    if (watchdog) watchdog.stop();
     await new Promise<void>((resolve) => {
       http.close(() => resolve());
       // Kept-alive and streaming connections would hold close() open.
@@ -167,8 +158,10 @@ const PROBE_WAIT_MS = 2_000;
  * for lack of file descriptors. Every two seconds this connects to the server
  * itself; a connection the server never sees means its accepting stopped, and
  * `relisten` starts it again (the timeouts will have freed descriptors by
- * then), reporting once until a probe is seen again. On Node, whose
- * accepting survives, it only ever sees its probes.
+ * then), reporting once until a probe is seen again. It runs on Deno only:
+ * Node's accepting survives, and a probe missed under load would report an
+ * exhaustion that did not happen and listen again, refusing connections
+ * meanwhile.
  */
 class AcceptWatchdog {
   readonly #timer: ReturnType<typeof setInterval>;

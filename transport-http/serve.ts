@@ -1,7 +1,9 @@
 /**
- * `serve()`: the handler on `Deno.serve`, with DNS-rebinding defaults chosen
- * from the bind address, listening again when accepting ran out of file
- * descriptors.
+ * `serve()`: the handler on Deno's native HTTP server, each connection
+ * accepted by an accept loop of its own so that connections slow to send a
+ * request or idle between requests are closed (header and idle timeouts, on
+ * by default), with DNS-rebinding defaults chosen from the bind address and
+ * accepting that outlives running out of file descriptors.
  *
  * @module
  */
@@ -15,6 +17,7 @@ import {
   type HttpHandlerOptions,
 } from "./handler.ts";
 import { isLoopbackHost } from "./origin.ts";
+import { isOutOfDescriptors, listenConnections, serveOnConnection } from "./connections.ts";
 
 /**
  * Options of {@link serve}.
@@ -40,24 +43,45 @@ export interface ServeOptions extends HttpHandlerOptions {
   /** Called once listening, with the endpoint URL. */
   onListen?: (url: URL) => void;
   /**
+   * A connection must send its first request's whole header within this long
+   * of connecting, else it is closed: one that sends nothing or half a header
+   * holds no descriptor longer (default 10 s; the idle timeout bounds the
+   * header of each request after the first). 0 turns it off.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * A kept-alive connection that starts no new request within this long of
+   * its previous one being answered is closed (default 5 s). A handler still
+   * running (its body arriving, a slow tool) holds it open, and an SSE
+   * stream still being sent then is never cut: it is sent in full, and the
+   * connection closed after it instead of kept alive. A plain answer its
+   * client has not finished reading by then is cut (a reader that slow holds
+   * a descriptor too). 0: no idle timeout of its own, the header timeout then
+   * bounds the wait for the next request.
+   */
+  idleTimeoutMs?: number;
+  /**
    * Called when accepting a connection failed for lack of file descriptors
-   * (`EMFILE`, `ENFILE`): `Deno.serve` stops listening then, and `serve()`
-   * listens again on the same address as soon as a descriptor is free, waiting
-   * 50 ms, then twice as long each time up to 1 s. Connections already open go
-   * on being served. Default: one line on stderr per episode.
+   * (`EMFILE`, `ENFILE`): `serve()` keeps listening, closes up to 16 of the
+   * connections quiet for longest, oldest first (never one with a request in
+   * progress or an SSE stream, nor one active in the last second), and
+   * accepts again after 10 ms,
+   * then twice as long each time up to 1 s, until a descriptor is free.
+   * Connections already open go on being served. Default: one line on stderr,
+   * at most once a minute.
    */
   onDescriptorsExhausted?: (error: Error) => void;
 }
 
-/** Whether an error is the OS refusing a new file descriptor (EMFILE or ENFILE). */
-function isOutOfDescriptors(error: unknown): error is Error {
-  return error instanceof Error && /\(os error 2[34]\)/.test(error.message);
-}
+/** The default header timeout of `serve()` and `serveNode()`. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** The default idle timeout of `serve()` and `serveNode()`. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
 
 const RELISTEN_FIRST_MS = 50;
 const RELISTEN_MAX_MS = 1000;
 
-/** The default report of running out of descriptors: one line in the operator's log. */
+/** The report of the `Deno.serve` fallback running out of descriptors: one line in the operator's log. */
 export const reportExhausted = (error: Error): void =>
   logger.error(
     "listen.failed",
@@ -86,16 +110,34 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
+/** The default report of running out of descriptors while serving: one line in the operator's log. */
+const reportShedding = (error: Error): void =>
+  logger.error(
+    "accept.failed",
+    `${
+      error.message.replace(/^Error: /, "")
+    }: new connections wait; closing the connections idle longest and accepting again as descriptors free up`,
+  );
+
 /**
- * Serves a server over Streamable HTTP with `Deno.serve`. With `auth` and no
- * `auth.resource`, the resource URL (the tokens' audience) is the URL it
- * listens on (`url`), never a request's `Host`: on any bind but the one
- * clients use (behind a proxy, on `0.0.0.0`), set `auth.resource`. On a loopback bind
- * only loopback `Host` names (and those in `allowedHosts`) are accepted; on
- * any other bind the `Host` check is off unless `allowedHosts` is given.
- * When the process runs out of file descriptors (idle clients holding
- * sockets), the server keeps running and accepts again as soon as sockets
- * free up (see {@link ServeOptions.onDescriptorsExhausted}).
+ * Serves a server over Streamable HTTP on Deno's native HTTP server (that of
+ * `Deno.serve`). With `auth` and no `auth.resource`, the resource URL (the
+ * tokens' audience) is the URL it listens on (`url`), never a request's `Host`:
+ * on any bind but the one clients use (behind a proxy, on `0.0.0.0`), set
+ * `auth.resource`. Connection timeouts are on by default: a connection that
+ * sends no request's header within {@link ServeOptions.headersTimeoutMs} of
+ * connecting, or no new request within {@link ServeOptions.idleTimeoutMs} of
+ * its previous answer, is closed (a request in progress or an SSE stream is
+ * never cut), so clients that merely hold sockets cannot use up the
+ * process's descriptors.
+ * On a loopback bind only loopback `Host` names (and those in `allowedHosts`)
+ * are accepted; on any other bind the `Host` check is off unless
+ * `allowedHosts` is given. When the process runs out of file descriptors
+ * anyway, the server keeps listening, closes the connections quiet longest
+ * and accepts again as soon as descriptors free up (see
+ * {@link ServeOptions.onDescriptorsExhausted}). On a Deno without the
+ * per-connection server it relies on (`Deno[Deno.internal].serveHttpOnConnection`)
+ * it serves on `Deno.serve`, without the timeouts, and says so once.
  *
  * @param server The defined server.
  * @param options Bind address, port, and the handler's options.
@@ -112,12 +154,45 @@ export interface RunningServer {
  * ```
  */
 export function serve(server: McpServer, options: ServeOptions = {}): RunningServer {
+  const serveOn = serveOnConnection();
+  if (serveOn === undefined) return serveWithoutTimeouts(server, options);
+  const { handler, hostname, path } = servedHandler(server, options);
+  const listener = listenConnections(serveOn, handler, {
+    hostname,
+    port: options.port ?? 8080,
+    headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    onDescriptorsExhausted: options.onDescriptorsExhausted ?? reportShedding,
+  });
+  const url = urlOf(listener.addr.hostname, listener.addr.port, path);
+  fixResource(handler, url);
+  const shutdown = stopsWith(handler, options.signal, () => listener.shutdown());
+  options.onListen?.(url);
+  return { url, handler, finished: listener.finished, shutdown };
+}
+
+/** The endpoint URL of a bound address. */
+function urlOf(hostname: string, port: number, path: string): URL {
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  return new URL(`http://${host}:${port}${path}`);
+}
+
+/**
+ * `serve()` on `Deno.serve`, for a Deno without `serveHttpOnConnection`: no
+ * header or idle timeout (said once), and listening again when accepting ran
+ * out of descriptors (`Deno.serve` stops listening then).
+ */
+function serveWithoutTimeouts(server: McpServer, options: ServeOptions): RunningServer {
+  logger.warn(
+    "timeouts.off",
+    "this Deno has no per-connection HTTP server (Deno[Deno.internal].serveHttpOnConnection): " +
+      "serving on Deno.serve, without header or idle timeouts; put a proxy with such timeouts in front",
+  );
   const { handler, hostname, path } = servedHandler(server, options);
   const listen = (port: number) => Deno.serve({ hostname, port, onListen: () => {} }, handler);
   let httpServer = listen(options.port ?? 8080);
   const addr = httpServer.addr;
-  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-  const url = new URL(`http://${host}:${addr.port}${path}`);
+  const url = urlOf(addr.hostname, addr.port, path);
   fixResource(handler, url);
   let stopped = false;
   let wake: (() => void) | undefined;

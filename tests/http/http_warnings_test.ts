@@ -2,7 +2,8 @@
  * The warnings of `cli serve --http` over a real child process: a KV file
  * found empty (0 bytes) where the stores expected data, once even when both
  * stores share it; a non-loopback bind that turns the Host check off, naming
- * `--allowed-host`. The bind test never listens beyond loopback: the port
+ * `--allowed-host`, and one that turns both connection timeouts off. The
+ * bind test never listens beyond loopback: the port
  * is held on 127.0.0.1, so binding 0.0.0.0 to it fails after the warning.
  */
 
@@ -59,7 +60,7 @@ Deno.test("cli warnings: a KV file found empty is said once, even when both stor
   }
 });
 
-Deno.test("cli warnings: a non-loopback bind without --allowed-host warns once, naming the flag", async () => {
+Deno.test("cli warnings: a non-loopback bind without --allowed-host warns once, naming the flag; with both timeouts off, once more", async () => {
   // Holds the port on loopback, so the 0.0.0.0 bind fails after the warning.
   const holder = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   try {
@@ -70,13 +71,21 @@ Deno.test("cli warnings: a non-loopback bind without --allowed-host warns once, 
     assert.equal(warnings.length, 1, stderr);
     assert.match(warnings[0], /--host 0\.0\.0\.0 is not a loopback address/);
     assert.match(warnings[0], /--allowed-host <host>/);
-    // And once that its connections have no header or idle timeout, naming the flags.
-    const timeouts = stderr.split("\n").filter((line) =>
+    // Its connections have the default header and idle timeouts: nothing to say about them.
+    assert.doesNotMatch(stderr, /no header or idle timeout/);
+    assert.doesNotMatch(stderr, /listening on/);
+    // Both turned off, it says so once, naming the flags.
+    const off = await serve(
+      ["--host", "0.0.0.0", "--port", port, "--header-timeout", "0", "--idle-timeout", "0"],
+      "no header or idle timeout",
+    );
+    assert.notEqual(off.code, 0);
+    const timeouts = off.stderr.split("\n").filter((line) =>
       line.includes("no header or idle timeout")
     );
-    assert.equal(timeouts.length, 1, stderr);
-    assert.match(timeouts[0], /--header-timeout <ms> and --idle-timeout <ms>/);
-    assert.doesNotMatch(stderr, /listening on/);
+    assert.equal(timeouts.length, 1, off.stderr);
+    assert.match(timeouts[0], /--header-timeout 0 and --idle-timeout 0/);
+    assert.doesNotMatch(off.stderr, /listening on/);
   } finally {
     holder.close();
   }
