@@ -6,7 +6,8 @@
  */
 
 import type { TaskOutcome, TaskPage, TaskPatch, TaskRecord, TaskStore } from "@anubis/core";
-import { applyTaskOutcome, applyTaskPatch } from "@anubis/core/engine";
+import { TaskLimitError } from "@anubis/core";
+import { applyTaskOutcome, applyTaskPatch, callerOf } from "@anubis/core/engine";
 import {
   backoff,
   chunkWrites,
@@ -33,11 +34,38 @@ export interface KvTaskStoreOptions {
   prefix?: readonly KvKeyPart[];
   /** How long to retry "database is locked" and lost races before failing, in ms (default 10,000). */
   retryTimeoutMs?: number;
+  /**
+   * The most live tasks this store (this instance) creates and keeps at once,
+   * whatever their status (default 10 000): a `create` beyond it is refused
+   * with a `TaskLimitError` (`scope: "total"`). Tasks leave the count when they
+   * expire or are deleted. Counted per instance: N instances sharing a
+   * database keep at most N times this.
+   */
+  maxTasks?: number;
+  /**
+   * The most live tasks one caller (a task's `caller`, else its `owner`) may
+   * hold in this store (default a tenth of `maxTasks`): beyond it a `create`
+   * is refused with a `TaskLimitError` (`scope: "caller"`), and other callers
+   * are not affected.
+   */
+  maxTasksPerCaller?: number;
 }
 
 interface Header {
   expiresAt: number | null;
 }
+
+/** A task this store created and counts: whose it is, and when it leaves the count. */
+interface Counted {
+  caller: string;
+  expiresAt: number | null;
+}
+
+/**
+ * How often a store at a bound may look through its count for expired tasks,
+ * in ms (a look is at most `maxTasks` steps, so at most ten a second).
+ */
+const SWEEP_MS = 100;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -70,24 +98,77 @@ export class KvTaskStore implements TaskStore {
   readonly #kv: KvLike;
   readonly #prefix: readonly KvKeyPart[];
   readonly #retryMs: number;
+  readonly #max: number;
+  readonly #maxPerCaller: number;
+  // The live tasks this store created (its bounds), and how many each caller holds.
+  readonly #counted = new Map<string, Counted>();
+  readonly #callers = new Map<string, number>();
+  #lastSweep = -Infinity;
 
   /**
    * Creates a store on a database the caller owns (and closes).
    *
    * @param kv The database.
-   * @param options Prefix and retry bound.
+   * @param options Prefix, retry bound and task bounds.
    */
   constructor(kv: KvLike, options: KvTaskStoreOptions = {}) {
     this.#kv = kv;
     this.#prefix = options.prefix ?? ["anubis", "tasks"];
     this.#retryMs = options.retryTimeoutMs ?? 10_000;
+    this.#max = options.maxTasks ?? 10_000;
+    this.#maxPerCaller = options.maxTasksPerCaller ?? Math.max(1, Math.ceil(this.#max / 10));
+  }
+
+  /**
+   * How many live tasks this store created and counts (expired ones not yet
+   * swept included).
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvTaskStore(kv);
+   * assert.equal(store.size, 0);
+   * kv.close();
+   * ```
+   */
+  get size(): number {
+    return this.#counted.size;
+  }
+
+  /**
+   * How many live tasks a caller holds in this store's count.
+   *
+   * @param caller The caller (a task's `caller`, else its `owner`).
+   * @returns The count.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvTaskStore(kv, { maxTasksPerCaller: 1 });
+   * const task = (id: string) => ({
+   *   v: 1 as const, id, owner: "session:a", method: "tools/call", status: "working" as const,
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * });
+   * await store.create(task("t1"));
+   * assert.equal(store.heldBy("session:a"), 1);
+   * await assert.rejects(store.create(task("t2")), /Too many tasks/);
+   * kv.close();
+   * ```
+   */
+  heldBy(caller: string): number {
+    return this.#callers.get(caller) ?? 0;
   }
 
   /**
    * Stores a new task (an expired one of the same id is replaced).
    *
    * @param record The task.
-   * @throws When the id exists.
+   * @throws When the id exists; a `TaskLimitError` when its caller holds its
+   * share, or the store holds `maxTasks`.
    *
    * @example
    * ```ts
@@ -104,11 +185,54 @@ export class KvTaskStore implements TaskStore {
    * ```
    */
   async create(record: TaskRecord): Promise<void> {
-    const made = await this.#write(record.id, (current) => {
-      if (current) throw new Error(`Task ${record.id} exists`);
-      return record;
-    }, true);
-    if (!made) throw new Error(`Task ${record.id} was not stored`);
+    const id = record.id;
+    const caller = callerOf(record);
+    // Counted before the write, so concurrent creations cannot pass a bound.
+    this.#admit(id, caller);
+    this.#counted.set(id, { caller, expiresAt: record.expiresAt });
+    this.#callers.set(caller, this.heldBy(caller) + 1);
+    try {
+      const made = await this.#write(id, (current) => {
+        if (current) throw new Error(`Task ${id} exists`);
+        return record;
+      }, true);
+      if (!made) throw new Error(`Task ${id} was not stored`);
+    } catch (error) {
+      this.#uncount(id);
+      throw error;
+    }
+  }
+
+  /** Refuses a creation past a bound (after sweeping expired tasks from the count). */
+  #admit(id: string, caller: string): void {
+    const known = this.#counted.get(id);
+    if (known && (known.expiresAt === null || known.expiresAt > Date.now())) {
+      throw new Error(`Task ${id} exists`);
+    }
+    // An expired task of the id is replaced: counted anew.
+    this.#uncount(id);
+    const full = () => this.#counted.size >= this.#max;
+    const held = () => this.heldBy(caller) >= this.#maxPerCaller;
+    if (!full() && !held()) return;
+    const now = Date.now();
+    if (now - this.#lastSweep >= SWEEP_MS) {
+      this.#lastSweep = now;
+      for (const [counted, { expiresAt }] of this.#counted) {
+        if (expiresAt !== null && expiresAt <= now) this.#uncount(counted);
+      }
+    }
+    if (held()) throw new TaskLimitError("caller", this.#maxPerCaller);
+    if (full()) throw new TaskLimitError("total", this.#max);
+  }
+
+  /** Takes a task out of the count. */
+  #uncount(id: string): void {
+    const counted = this.#counted.get(id);
+    if (!counted) return;
+    this.#counted.delete(id);
+    const held = this.heldBy(counted.caller) - 1;
+    if (held > 0) this.#callers.set(counted.caller, held);
+    else this.#callers.delete(counted.caller);
   }
 
   /**
@@ -225,6 +349,7 @@ export class KvTaskStore implements TaskStore {
    * ```
    */
   async delete(id: string): Promise<void> {
+    this.#uncount(id);
     const key = this.#key(id);
     await retryLocked(async () => {
       const current = await readChunked<Header>(this.#kv, key);
