@@ -62,7 +62,7 @@ interface Entry {
  * @example
  * ```ts
  * import { MemoryTaskStore } from "@anubis/core";
- * const store = new MemoryTaskStore({ maxTasks: 2 });
+ * const store = new MemoryTaskStore({ maxTasks: 2, maxTasksPerCaller: 2 });
  * const now = Date.now();
  * for (const id of ["a", "b"]) {
  *   await store.create({
