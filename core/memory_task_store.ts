@@ -326,6 +326,7 @@ export class MemoryTaskStore implements TaskStore {
    */
   #reclaimExpired(held: Set<string>): boolean {
     const now = Date.now();
+    if (now < this.#nextExpiry) return false; // none can have expired
     for (const id of held) {
       const expiresAt = this.#tasks.get(id)!.record.expiresAt;
       if (expiresAt !== null && expiresAt <= now) {
