@@ -366,15 +366,27 @@ export class TaskRuntime {
    */
   #sweep(): void {
     const now = Date.now();
+    const due: string[] = [];
     for (const [id, task] of this.#running) {
       const expiresAt = task.record.expiresAt;
       if (expiresAt !== null && expiresAt <= now) {
         if (!task.cancellation.aborted) this.#expire(id, task, now);
       } else if (task.renewAt <= now) {
         task.renewAt = now + LEASE_MS / 3;
-        this.#renew(id, task.cancellation);
+        due.push(id);
       }
     }
+    if (!due.length) return;
+    if (!this.#store.renew) {
+      for (const id of due) this.#renew(id);
+      return;
+    }
+    // A store that renews many at once gets them in one call.
+    const lease = { holder: this.#instance, expiresAt: now + LEASE_MS };
+    this.#store.renew(due, lease).then(
+      (statuses) => due.forEach((id, i) => this.#renewed(id, statuses[i])),
+      () => due.forEach((id) => this.#renew(id)),
+    );
   }
 
   /** Ends a task whose ttl ran out while it ran: `failed`, and gone from the store. */
@@ -393,19 +405,22 @@ export class TaskRuntime {
     );
   }
 
-  /** Renews a task's lease; renewing also learns of a cancel another instance stored. */
-  #renew(id: string, cancellation: Cancellation): void {
+  /** Renews a task's lease alone (a store without `renew`, or a failed `renew`). */
+  #renew(id: string): void {
     const lease = { holder: this.#instance, expiresAt: Date.now() + LEASE_MS };
     this.#store.update(id, { lease }).then(
-      (now) => {
-        if (!now || now.status === "cancelled") cancellation.cancel("The task was cancelled");
-      },
+      (now) => this.#renewed(id, now?.status),
       (error) =>
         logger.warn("store.failed", `the lease of task ${id} was not renewed`, {
           taskId: id,
           error,
         }),
     );
+  }
+
+  /** Renewing also learns of a cancel another instance stored (or of the task gone). */
+  #renewed(id: string, status: TaskStatus | undefined): void {
+    if (status === undefined || status === "cancelled") this.cancel(id);
   }
 
   /** One server-to-client request of a task: `input_required` while the client answers. */

@@ -5,9 +5,17 @@
  * @module
  */
 
-import type { TaskOutcome, TaskPage, TaskPatch, TaskRecord, TaskStore } from "@anubis/core";
+import type {
+  TaskLease,
+  TaskOutcome,
+  TaskPage,
+  TaskPatch,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from "@anubis/core";
 import { TaskLimitError } from "@anubis/core";
-import { applyTaskOutcome, applyTaskPatch, callerOf } from "@anubis/core/engine";
+import { applyTaskOutcome, applyTaskPatch, callerOf, isTerminal } from "@anubis/core/engine";
 import {
   backoff,
   chunkWrites,
@@ -16,6 +24,7 @@ import {
   type KvLike,
   MAX_PARTS_PER_COMMIT,
   readChunked,
+  readHead,
   retryLocked,
 } from "@anubis/core/kv";
 
@@ -66,6 +75,8 @@ interface Counted {
  * in ms (a look is at most `maxTasks` steps, so at most ten a second).
  */
 const SWEEP_MS = 100;
+/** How many leases one `renew` commit writes (a commit holds at most 100 checks). */
+const RENEW_BATCH = 50;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -333,6 +344,80 @@ export class KvTaskStore implements TaskStore {
     if (!more) return { tasks };
     const last = tasks[tasks.length - 1];
     return { tasks, nextCursor: btoa(JSON.stringify([last.createdAt, last.id])) };
+  }
+
+  /**
+   * Renews the leases of running tasks in one commit per call (one checked
+   * write per task, where `update` commits each alone): the runtime's lease
+   * sweep. A task whose record spans several entries, or a commit that lost
+   * a race, falls back to `update` one by one.
+   *
+   * @param ids The tasks (at most 50 are written per commit).
+   * @param lease The new lease.
+   * @returns For each id, its status afterwards (`undefined`: unknown or expired).
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvTaskStore(kv);
+   * await store.create({
+   *   v: 1, id: "t", owner: "o", method: "tools/call", status: "working",
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * });
+   * const lease = { holder: "me", expiresAt: Date.now() + 15_000 };
+   * assert.deepEqual(await store.renew(["t", "gone"], lease), ["working", undefined]);
+   * assert.deepEqual((await store.get("t"))?.lease, lease);
+   * kv.close();
+   * ```
+   */
+  async renew(ids: readonly string[], lease: TaskLease): Promise<(TaskStatus | undefined)[]> {
+    const statuses: (TaskStatus | undefined)[] = new Array(ids.length).fill(undefined);
+    for (let start = 0; start < ids.length; start += RENEW_BATCH) {
+      const batch = ids.slice(start, start + RENEW_BATCH);
+      const done = await this.#renewBatch(batch, lease);
+      for (let i = 0; i < batch.length; i++) statuses[start + i] = done[i];
+    }
+    return statuses;
+  }
+
+  async #renewBatch(ids: readonly string[], lease: TaskLease): Promise<(TaskStatus | undefined)[]> {
+    const statuses: (TaskStatus | undefined)[] = new Array(ids.length).fill(undefined);
+    const heads = await retryLocked(
+      () => Promise.all(ids.map((id) => this.#kv.get<Uint8Array>(this.#key(id)))),
+      this.#retryMs,
+    );
+    const now = Date.now();
+    const op = this.#kv.atomic();
+    const written: number[] = [];
+    const slow: number[] = [];
+    heads.forEach((head, i) => {
+      if (head.value === null) return;
+      const { header, first } = readHead<Header>(head.value);
+      if (header.expiresAt !== null && header.expiresAt <= now) return;
+      if (header.parts !== 1) return void slow.push(i);
+      const record = JSON.parse(decoder.decode(first)) as TaskRecord;
+      statuses[i] = record.status;
+      if (isTerminal(record.status)) return;
+      const key = this.#key(ids[i]);
+      const next = applyTaskPatch(record, { lease }, now);
+      const writes = chunkWrites(
+        key,
+        { expiresAt: next.expiresAt },
+        encoder.encode(JSON.stringify(next)),
+      );
+      if (writes.length !== 1) return void slow.push(i);
+      const expireIn = next.expiresAt === null ? FOREVER_MS : Math.max(1, next.expiresAt - now);
+      op.check({ key, versionstamp: head.versionstamp });
+      op.set(key, writes[0].value, { expireIn });
+      written.push(i);
+    });
+    if (written.length && !(await retryLocked(() => op.commit(), this.#retryMs)).ok) {
+      slow.push(...written); // one of them changed meanwhile: each on its own
+    }
+    for (const i of slow) statuses[i] = (await this.update(ids[i], { lease }))?.status;
+    return statuses;
   }
 
   /**

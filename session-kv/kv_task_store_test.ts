@@ -86,3 +86,24 @@ Deno.test("kv task store: the total bound refuses; expired tasks leave the count
     assert.equal(store.size, 4);
     assert.equal(store.heldBy("session:a"), 1);
   }));
+
+Deno.test("kv task store: renew writes many leases at once, leaves ended tasks alone, reports each status", () =>
+  withStore({}, async (store) => {
+    const ids = Array.from({ length: 120 }, (_, i) => `r${i}`);
+    for (const id of ids) await store.create(task(id, `session:${id.length}`, 60_000));
+    await store.finish("r7", { status: "cancelled" });
+    await store.update("r8", { status: "input_required", inputRequests: { q: {} } });
+    const lease = { holder: "instance-b", expiresAt: Date.now() + 15_000 };
+    const statuses = await store.renew([...ids, "unknown"], lease);
+    assert.equal(statuses.length, 121);
+    assert.equal(statuses[7], "cancelled");
+    assert.equal(statuses[8], "input_required");
+    assert.equal(statuses[120], undefined);
+    assert.equal(statuses.filter((s) => s === "working").length, 118);
+    for (const id of ids) {
+      const record = await store.get(id);
+      if (id === "r7") assert.equal(record?.lease, undefined);
+      else assert.deepEqual(record?.lease, lease, id);
+    }
+    assert.deepEqual((await store.get("r8"))?.inputRequests, { q: {} });
+  }));
