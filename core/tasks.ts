@@ -42,8 +42,12 @@ const POLL_INTERVAL_MS = 1_000;
  * on the next read, so within `LEASE_MS` of the death plus one poll.
  */
 export const LEASE_MS = 15_000;
-/** How often the runtime looks through the tasks it runs: for ttls that ran out, and leases due. */
-const SWEEP_MS = 1_000;
+/**
+ * How often the runtime looks through the tasks it runs, for ttls that ran
+ * out and leases due: a task outlives its ttl by at most this (a look is one
+ * step per running task, so four a second cost little).
+ */
+const SWEEP_MS = 250;
 /** How many of a session's tasks are released per store page when it ends. */
 const RELEASE_PAGE = 100;
 
@@ -359,10 +363,10 @@ export class TaskRuntime {
   }
 
   /**
-   * One look through the tasks this instance runs: a task whose ttl ran out
-   * ends (its handler's signal aborts, its input requests are rejected, its
-   * record is removed), and leases due are renewed. One timer for all of
-   * them, not one per task.
+   * One look through the tasks this instance runs, every `SWEEP_MS`: a task
+   * whose ttl ran out ends (its handler's signal aborts, its input requests
+   * are rejected, its record is removed), and leases due are renewed. One
+   * timer for all of them, not one per task.
    */
   #sweep(): void {
     const now = Date.now();
