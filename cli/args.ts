@@ -33,6 +33,8 @@ export interface ServeOptions {
   sessionStore?: string;
   /** `memory`, `kv` or `kv:PATH`: where tasks are kept (default memory). */
   taskStore?: string;
+  /** `--max-tasks` and `--max-tasks-per-caller`: the task store's bounds (each absent one its default). */
+  taskLimits?: { maxTasks?: number; maxTasksPerCaller?: number };
   /** Extra allowed `Origin` values. */
   allowedOrigins: string[];
   /** Extra allowed `Host` values. */
@@ -179,6 +181,13 @@ Options:
   --task-store <store>      Keep tasks: memory, kv or kv:<path> (default memory)
                             kv alone is the file .data/anubis.kv; several
                             instances may share one file
+  --max-tasks <n>           Tasks the task store keeps at once, whatever their
+                            status (default 10000; on kv, per instance)
+  --max-tasks-per-caller <n>
+                            Tasks one caller (a session, a principal, else a
+                            client address) may hold at once (default: a tenth
+                            of --max-tasks); beyond it task creation gets
+                            -32050 "Too many tasks"
   --allowed-origin <origin> Also accept this Origin (repeatable)
   --allowed-host <host>     Also accept this Host (repeatable)
   --max-sessions <n>        Live sessions (default 10000); when full, a new
@@ -259,6 +268,8 @@ const VALUE_FLAGS = new Set([
   "--event-store",
   "--session-store",
   "--task-store",
+  "--max-tasks",
+  "--max-tasks-per-caller",
   "--allowed-origin",
   "--allowed-host",
   "--cors",
@@ -399,6 +410,19 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
         }
         options.taskStore = value;
         break;
+      case "--max-tasks":
+      case "--max-tasks-per-caller": {
+        const number = Number(value);
+        if (!Number.isSafeInteger(number) || number < 1) {
+          return {
+            kind: "error",
+            message: `${flag} must be an integer of at least 1, got ${value}`,
+          };
+        }
+        const key = flag === "--max-tasks" ? "maxTasks" : "maxTasksPerCaller";
+        (options.taskLimits ??= {})[key] = number;
+        break;
+      }
       case "--allowed-origin":
         options.allowedOrigins.push(value);
         break;
@@ -476,6 +500,9 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
   }
   if (options.trustedProxies && !options.http) {
     return { kind: "error", message: "--trusted-proxy needs --http" };
+  }
+  if (options.taskLimits && !options.http) {
+    return { kind: "error", message: "--max-tasks and --max-tasks-per-caller need --http" };
   }
   if (options.rateLimit) {
     if (!options.http) return { kind: "error", message: "--rate-limit needs --http" };

@@ -71,6 +71,27 @@ Deno.test("args: bad HTTP flags are one-line errors", () => {
   assert.match(error(["--http", "--max-batch-entries", "0"])!, /at least 1/);
   assert.match(error(["--http", "--body-timeout", "-1"])!, /at least 0/);
   assert.match(error(["--max-streams-per-client", "5"])!, /need --http/);
+  assert.match(
+    error(["--http", "--max-tasks", "0"])!,
+    /--max-tasks must be an integer of at least 1/,
+  );
+  assert.match(error(["--max-tasks-per-caller", "5"])!, /need --http/);
+});
+
+Deno.test("args: the task store bounds", () => {
+  const parsed = parseArgs([
+    "serve",
+    "s.ts",
+    "--http",
+    "--max-tasks",
+    "500",
+    "--max-tasks-per-caller=20",
+  ]);
+  assert(parsed.kind === "serve");
+  assert.deepEqual(parsed.options.taskLimits, { maxTasks: 500, maxTasksPerCaller: 20 });
+  const plain = parseArgs(["serve", "s.ts", "--http"]);
+  assert(plain.kind === "serve");
+  assert.equal(plain.options.taskLimits, undefined);
 });
 
 Deno.test("args: the HTTP limit flags", () => {

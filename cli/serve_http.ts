@@ -5,7 +5,14 @@
  * @module
  */
 
-import type { EventStore, McpServer, NotificationBus, SessionStore, TaskStore } from "@anubis/core";
+import {
+  type EventStore,
+  type McpServer,
+  MemoryTaskStore,
+  type NotificationBus,
+  type SessionStore,
+  type TaskStore,
+} from "@anubis/core";
 import { logger } from "@anubis/core";
 import {
   DEFAULT_KV_PATH,
@@ -302,7 +309,7 @@ function kvPath(flag: string | undefined): string | undefined {
  * ```
  */
 export async function openStores(
-  options: Pick<ServeOptions, "eventStore" | "sessionStore" | "taskStore">,
+  options: Pick<ServeOptions, "eventStore" | "sessionStore" | "taskStore" | "taskLimits">,
   databases?: KvDatabases,
 ): Promise<OpenedStores> {
   const owned = databases ? undefined : new KvDatabases();
@@ -322,7 +329,10 @@ export async function openStores(
       stores.sessionStore = new KvSessionStore(kv, { file: kvs.watch(sessionPath) });
     }
     const taskPath = kvPath(options.taskStore);
-    if (taskPath !== undefined) stores.taskStore = new KvTaskStore(await kvs.open(taskPath));
+    const limits = options.taskLimits;
+    if (taskPath !== undefined) {
+      stores.taskStore = new KvTaskStore(await kvs.open(taskPath), limits);
+    } else if (limits) stores.taskStore = new MemoryTaskStore(limits);
   } catch (error) {
     stores.close();
     throw error;

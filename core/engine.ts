@@ -300,9 +300,13 @@ export class Engine {
   }
 
   /**
-   * Closes a session and forgets it.
+   * Closes a session and forgets it, and releases its tasks (those this
+   * instance runs are cancelled, and every one leaves the task store) unless
+   * `keepTasks` says the session lives on elsewhere (a shutdown, or an
+   * expiry here while a shared session store keeps it).
    *
    * @param session The session.
+   * @param keepTasks Leave its tasks alone.
    *
    * @example
    * ```ts
@@ -318,10 +322,18 @@ export class Engine {
    * engine.close();
    * ```
    */
-  dropSession(session: Session): void {
+  dropSession(session: Session, keepTasks = false): void {
     const ended = !session.closed && session.dialect !== undefined;
     session.close();
     this.#hub.sessions.delete(session);
+    if (this.#tasks && !keepTasks && session.dialect?.supportsFeature("tasks")) {
+      this.#tasks.releaseSession(session).catch((error) =>
+        logger.warn("store.failed", `the tasks of session ${session.key} were not released`, {
+          sessionId: session.id,
+          error,
+        })
+      );
+    }
     if (ended && this.#sessionEnded) reportSessionEnd(this.#sessionEnded, session);
   }
 

@@ -29,6 +29,12 @@ export interface Exchange {
   assigns?: Record<string, unknown>;
   /** Authentication facts a middleware attached. */
   authInfo?: unknown;
+  /**
+   * Who the client is when no principal says so (its address), for the task
+   * store's per-caller share of an anonymous stateless caller's tasks. Set
+   * by the HTTP transport on a stateless `tools/call`.
+   */
+  client?: string;
   /** Writes a message related to this request (progress, logs, server requests). */
   emit?: (message: JsonRpcMessage) => void | Promise<void>;
   /** Aborts when the transport's request is cancelled (stateless HTTP: the client disconnected). */

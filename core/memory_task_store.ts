@@ -7,7 +7,9 @@
 import {
   applyTaskOutcome,
   applyTaskPatch,
+  callerOf,
   isTerminal,
+  TaskLimitError,
   type TaskOutcome,
   type TaskPage,
   type TaskPatch,
@@ -28,11 +30,21 @@ import {
  */
 export interface MemoryTaskStoreOptions {
   /**
-   * The most tasks kept (default 10 000). When full, expired tasks go first
-   * (a full store looks for them at most once a second), then the oldest
-   * terminal ones; a store full of running tasks refuses new ones.
+   * The most tasks kept (default 10 000), whatever their status. When full,
+   * expired tasks go first (a full store looks for them at most once a
+   * second), then the oldest terminal ones; a store full of running tasks
+   * refuses new ones with a {@link TaskLimitError} (`scope: "total"`).
    */
   maxTasks?: number;
+  /**
+   * The most tasks one caller (a task's `caller`, else its `owner`: a
+   * session, a principal) may hold at once, whatever their status (default
+   * a tenth of `maxTasks`, at least 1), so one caller cannot fill the store
+   * for everyone: its terminal tasks count until they expire or are
+   * deleted. A caller at its share makes room from its own expired tasks,
+   * else is refused with a {@link TaskLimitError} (`scope: "caller"`).
+   */
+  maxTasksPerCaller?: number;
 }
 
 /** How often a full store may look through every task for expired ones, in ms. */
@@ -50,7 +62,7 @@ interface Entry {
  * @example
  * ```ts
  * import { MemoryTaskStore } from "@anubis/core";
- * const store = new MemoryTaskStore({ maxTasks: 2 });
+ * const store = new MemoryTaskStore({ maxTasks: 2, maxTasksPerCaller: 2 });
  * const now = Date.now();
  * for (const id of ["a", "b"]) {
  *   await store.create({
@@ -66,8 +78,11 @@ interface Entry {
  */
 export class MemoryTaskStore implements TaskStore {
   readonly #max: number;
+  readonly #maxPerCaller: number;
   readonly #tasks = new Map<string, Entry>();
   readonly #owners = new Map<string, Set<string>>();
+  // The ids each caller holds, oldest first (its share of the bound).
+  readonly #callers = new Map<string, Set<string>>();
   #seq = 0;
   /** No task expires before this (a lower bound: the earliest expiry created since the last sweep). */
   #nextExpiry = Infinity;
@@ -76,10 +91,11 @@ export class MemoryTaskStore implements TaskStore {
   /**
    * Creates an empty store.
    *
-   * @param options The bound.
+   * @param options The bounds.
    */
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#max = options.maxTasks ?? 10_000;
+    this.#maxPerCaller = options.maxTasksPerCaller ?? Math.max(1, Math.ceil(this.#max / 10));
   }
 
   /**
@@ -96,10 +112,35 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   /**
+   * How many tasks a caller holds (its share used; expired ones not yet
+   * reclaimed included).
+   *
+   * @param caller The caller (a task's `caller`, else its `owner`).
+   * @returns The count.
+   *
+   * @example
+   * ```ts
+   * import { MemoryTaskStore } from "@anubis/core";
+   * import assert from "node:assert/strict";
+   * const store = new MemoryTaskStore();
+   * await store.create({
+   *   v: 1, id: "t", owner: "session:a", method: "tools/call", status: "working",
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * });
+   * assert.equal(store.heldBy("session:a"), 1);
+   * assert.equal(store.heldBy("session:b"), 0);
+   * ```
+   */
+  heldBy(caller: string): number {
+    return this.#callers.get(caller)?.size ?? 0;
+  }
+
+  /**
    * Stores a new task.
    *
    * @param record The task.
-   * @throws When the id exists, or the store is full of running tasks.
+   * @throws When the id exists; a {@link TaskLimitError} when its caller
+   * holds its share, or the store is full of running tasks.
    *
    * @example
    * ```ts
@@ -116,15 +157,19 @@ export class MemoryTaskStore implements TaskStore {
    */
   create(record: TaskRecord): Promise<void> {
     if (this.#live(record.id)) return Promise.reject(new Error(`Task ${record.id} exists`));
+    const caller = callerOf(record);
+    const held = this.#callers.get(caller);
+    if (held && held.size >= this.#maxPerCaller && !this.#reclaimExpired(held)) {
+      return Promise.reject(new TaskLimitError("caller", this.#maxPerCaller));
+    }
     if (this.#tasks.size >= this.#max) this.#reclaim();
     if (this.#tasks.size >= this.#max) {
-      return Promise.reject(new Error("The task store is full"));
+      return Promise.reject(new TaskLimitError("total", this.#max));
     }
     this.#tasks.set(record.id, { record: structuredClone(record), seq: ++this.#seq });
     if (record.expiresAt !== null) this.#nextExpiry = Math.min(this.#nextExpiry, record.expiresAt);
-    let owned = this.#owners.get(record.owner);
-    if (!owned) this.#owners.set(record.owner, owned = new Set());
-    owned.add(record.id);
+    indexed(this.#owners, record.owner).add(record.id);
+    indexed(this.#callers, caller).add(record.id);
     return Promise.resolve();
   }
 
@@ -270,9 +315,26 @@ export class MemoryTaskStore implements TaskStore {
     const entry = this.#tasks.get(id);
     if (!entry) return;
     this.#tasks.delete(id);
-    const owned = this.#owners.get(entry.record.owner);
-    owned?.delete(id);
-    if (owned?.size === 0) this.#owners.delete(entry.record.owner);
+    unindex(this.#owners, entry.record.owner, id);
+    unindex(this.#callers, callerOf(entry.record), id);
+  }
+
+  /**
+   * Makes room in a caller's share: drops its first expired task (oldest
+   * first); `false` when none expired. Its terminal tasks count until they
+   * expire or are deleted.
+   */
+  #reclaimExpired(held: Set<string>): boolean {
+    const now = Date.now();
+    if (now < this.#nextExpiry) return false; // none can have expired
+    for (const id of held) {
+      const expiresAt = this.#tasks.get(id)!.record.expiresAt;
+      if (expiresAt !== null && expiresAt <= now) {
+        this.#drop(id);
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -299,4 +361,18 @@ export class MemoryTaskStore implements TaskStore {
       if (expired || isTerminal(record.status)) return this.#drop(id);
     }
   }
+}
+
+/** The set of a key in an index, made on first use. */
+function indexed(index: Map<string, Set<string>>, key: string): Set<string> {
+  let ids = index.get(key);
+  if (!ids) index.set(key, ids = new Set());
+  return ids;
+}
+
+/** Takes an id out of an index, and its key once it holds none. */
+function unindex(index: Map<string, Set<string>>, key: string, id: string): void {
+  const ids = index.get(key);
+  ids?.delete(id);
+  if (ids?.size === 0) index.delete(key);
 }

@@ -100,6 +100,7 @@ export type {
   TaskStatus,
   TaskStore,
 } from "./task_store.ts";
+export { TaskLimitError } from "./task_store.ts";
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from "./memory_task_store.ts";
 export type { RateLimit, RateLimitStore } from "./rate_limit_store.ts";
 export type { AuthInfo } from "./auth_info.ts";

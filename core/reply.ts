@@ -30,6 +30,7 @@ export function errorReply(request: JsonRpcRequest, thrown: unknown, era: Era = 
   if (era === "stateless") {
     if (thrown instanceof EnvelopeError || STATUS_400.has(error.code)) status = 400;
     else if (error.code === ErrorCode.METHOD_NOT_FOUND) status = 404;
+    else if (error.code === ErrorCode.TOO_MANY_TASKS) status = 429;
   }
   return { message: errorResponse(request.id, error.code, error.message, error.data), status };
 }

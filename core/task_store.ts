@@ -105,6 +105,12 @@ export interface TaskRecord {
   id: string;
   /** Who may see it: the session or principal that created it. */
   owner: string;
+  /**
+   * Whose share of the store it counts against (the store's per-caller
+   * bound), when not its `owner`: the client address of an anonymous
+   * stateless caller, say. Absent: the owner.
+   */
+  caller?: string;
   /** The request the task runs (`tools/call`). */
   method: string;
   /** The current status. */
@@ -199,6 +205,78 @@ export interface TaskPage {
 }
 
 /**
+ * Whose share of a store's per-caller bound a task counts against: its
+ * `caller`, else its `owner`.
+ *
+ * @param record The task.
+ * @returns The caller's key.
+ *
+ * @example
+ * ```ts
+ * import type { TaskRecord } from "@anubis/core";
+ * import { callerOf } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
+ * const record: TaskRecord = {
+ *   v: 1, id: "t", owner: "anonymous", caller: "client:10.0.0.7", method: "tools/call",
+ *   status: "working", createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+ * };
+ * assert.equal(callerOf(record), "client:10.0.0.7");
+ * assert.equal(callerOf({ ...record, caller: undefined }), "anonymous");
+ * ```
+ */
+export function callerOf(record: TaskRecord): string {
+  return record.caller ?? record.owner;
+}
+
+/**
+ * What a {@link TaskStore} rejects a `create` with when the task would take
+ * its caller past its share of the store (`scope: "caller"`), or the store
+ * past its total bound (`scope: "total"`). The task runtime answers the
+ * request with `-32050` (`ErrorCode.TOO_MANY_TASKS`) and this message, where
+ * any other refusal is `-32603`.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTaskStore, TaskLimitError } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const store = new MemoryTaskStore({ maxTasks: 10, maxTasksPerCaller: 1 });
+ * const task = (id: string) => ({
+ *   v: 1 as const, id, owner: "session:a", method: "tools/call", status: "working" as const,
+ *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+ * });
+ * await store.create(task("t1"));
+ * const refused = await store.create(task("t2")).catch((error) => error);
+ * assert.ok(refused instanceof TaskLimitError);
+ * assert.equal(refused.scope, "caller");
+ * assert.equal(refused.limit, 1);
+ * ```
+ */
+export class TaskLimitError extends Error {
+  /** Which bound was hit: the caller's share, or the store's total. */
+  readonly scope: "caller" | "total";
+  /** That bound. */
+  readonly limit: number;
+
+  /**
+   * Makes the error.
+   *
+   * @param scope Which bound was hit.
+   * @param limit That bound.
+   */
+  constructor(scope: "caller" | "total", limit: number) {
+    super(
+      scope === "caller"
+        ? `Too many tasks: this caller already holds ${limit}, the most one caller may; ` +
+          "cancel some or wait until they end or expire"
+        : `Too many tasks: the task store is full (${limit} tasks); try again later`,
+    );
+    this.name = "TaskLimitError";
+    this.scope = scope;
+    this.limit = limit;
+  }
+}
+
+/**
  * Keeps tasks. The rules every implementation keeps (the contract suite
  * `taskStoreContract` of `@anubis/core/testing` checks them):
  *
@@ -228,10 +306,11 @@ export interface TaskPage {
 export interface TaskStore {
   /**
    * Stores a new task; of concurrent creations of one id exactly one
-   * succeeds, and an expired task of the same id is replaced.
+   * succeeds, and an expired task of the same id is replaced. A bounded
+   * store counts every live task (whatever its status) toward its bounds.
    *
    * @param record The task.
-   * @throws When the id exists.
+   * @throws When the id exists; a {@link TaskLimitError} when a bound is hit.
    */
   create(record: TaskRecord): Promise<void>;
   /**
@@ -271,6 +350,18 @@ export interface TaskStore {
    * @param id The task id.
    */
   delete(id: string): Promise<void>;
+  /**
+   * Optional: renews the leases of many running tasks at once, for the
+   * runtime's lease sweep, cheaper than one `update(id, { lease })` each
+   * (which the runtime uses when a store has no `renew`). For each id the
+   * rules of `update` apply: a terminal task is left as it is.
+   *
+   * @param ids The tasks.
+   * @param lease The new lease.
+   * @returns For each id, in order, its status afterwards, or `undefined`
+   * for an unknown or expired one.
+   */
+  renew?(ids: readonly string[], lease: TaskLease): Promise<(TaskStatus | undefined)[]>;
 }
 
 /**

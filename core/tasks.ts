@@ -23,6 +23,7 @@ import type { Awaitable } from "./server.ts";
 import type { Session } from "./legacy/session.ts";
 import {
   isTerminal,
+  TaskLimitError,
   type TaskOutcome,
   type TaskRecord,
   type TaskStatus,
@@ -41,6 +42,28 @@ const POLL_INTERVAL_MS = 1_000;
  * on the next read, so within `LEASE_MS` of the death plus one poll.
  */
 export const LEASE_MS = 15_000;
+/**
+ * How often the runtime looks through the tasks it runs, for ttls that ran
+ * out and leases due: a task outlives its ttl by at most this (a look is one
+ * step per running task, so four a second cost little).
+ */
+const SWEEP_MS = 250;
+/** How many of a session's tasks are released per store page when it ends. */
+const RELEASE_PAGE = 100;
+
+/** The reason a task's work is aborted with: an `AbortError`, saying why. */
+function abortError(message: string): DOMException {
+  return new DOMException(message, "AbortError");
+}
+
+/** A task this instance runs. */
+interface Running {
+  readonly cancellation: Cancellation;
+  readonly record: TaskRecord;
+  /** When its lease is next renewed (ms since the epoch). */
+  renewAt: number;
+  readonly notify?: (task: TaskRecord) => void;
+}
 
 /** Serves a request as the engine would (middleware, `handleRequest`, routing). */
 export type Serve = (frame: Frame) => Awaitable<Record<string, unknown> | undefined>;
@@ -82,7 +105,11 @@ function sessionOwner(session: Session): string {
 export class TaskRuntime {
   readonly #target: DispatchTarget;
   readonly #store: TaskStore;
-  readonly #running = new Map<string, Cancellation>();
+  readonly #running = new Map<string, Running>();
+  // The ids of the running tasks, by owner (a session's, released when it ends).
+  readonly #owned = new Map<string, Set<string>>();
+  // One timer for every task this instance runs: ttls and lease renewals.
+  #sweeper: ReturnType<typeof setInterval> | undefined;
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #instance = crypto.randomUUID();
 
@@ -226,6 +253,12 @@ export class TaskRuntime {
     try {
       await this.#store.create(record);
     } catch (error) {
+      if (error instanceof TaskLimitError) {
+        throw new McpError(ErrorCode.TOO_MANY_TASKS, error.message, {
+          scope: error.scope,
+          limit: error.limit,
+        });
+      }
       logger.error("store.failed", `the task store refused task ${record.id}`, {
         taskId: record.id,
         error,
@@ -236,7 +269,27 @@ export class TaskRuntime {
 
   /** Cancels the work of a task this instance runs, if it runs one. */
   cancel(id: string): void {
-    this.#running.get(id)?.cancel("The task was cancelled");
+    this.#running.get(id)?.cancellation.cancel("The task was cancelled");
+  }
+
+  /**
+   * Releases the tasks of a session that ended (DELETE, expiry): the ones
+   * this instance runs are cancelled (their handlers' signals abort, their
+   * input requests are rejected), and every one is removed from the store,
+   * so the session's share is free again.
+   */
+  async releaseSession(session: Session): Promise<void> {
+    const owner = sessionOwner(session);
+    for (const id of this.#owned.get(owner) ?? []) {
+      this.#running.get(id)?.cancellation.abort(abortError("The session ended"));
+    }
+    // Each page listed is deleted, so the next list starts at the next ones;
+    // bounded, in case a store keeps listing what it was told to delete.
+    for (let page = 0; page < 1_000; page++) {
+      const { tasks } = await this.#store.list(owner, { limit: RELEASE_PAGE });
+      if (!tasks.length) return;
+      await Promise.all(tasks.map((task) => this.#store.delete(task.id)));
+    }
   }
 
   /**
@@ -251,21 +304,16 @@ export class TaskRuntime {
     notify?: (task: TaskRecord) => void,
   ): void {
     const id = record.id;
-    this.#running.set(id, cancellation);
-    // Renewing the lease also learns of a cancel another instance stored.
-    const renewal = setInterval(() => {
-      const lease = { holder: this.#instance, expiresAt: Date.now() + LEASE_MS };
-      this.#store.update(id, { lease }).then(
-        (now) => {
-          if (!now || now.status === "cancelled") cancellation.cancel("The task was cancelled");
-        },
-        (error) =>
-          logger.warn("store.failed", `the lease of task ${id} was not renewed`, {
-            taskId: id,
-            error,
-          }),
-      );
-    }, LEASE_MS / 3);
+    this.#running.set(id, {
+      cancellation,
+      record,
+      renewAt: Date.now() + LEASE_MS / 3,
+      notify,
+    });
+    let owned = this.#owned.get(record.owner);
+    if (!owned) this.#owned.set(record.owner, owned = new Set());
+    owned.add(id);
+    this.#sweeper ??= setInterval(() => this.#sweep(), SWEEP_MS);
     (async () => {
       let outcome: TaskOutcome;
       try {
@@ -300,11 +348,83 @@ export class TaskRuntime {
       });
       if (stored?.status === outcome.status) notify?.(stored);
     })().finally(() => {
-      clearInterval(renewal);
       this.#running.delete(id);
+      owned.delete(id);
+      if (owned.size === 0 && this.#owned.get(record.owner) === owned) {
+        this.#owned.delete(record.owner);
+      }
+      if (this.#running.size === 0) {
+        clearInterval(this.#sweeper);
+        this.#sweeper = undefined;
+      }
       this.#wake(id);
       cancellation.dispose();
     });
+  }
+
+  /**
+   * One look through the tasks this instance runs, every `SWEEP_MS`: a task
+   * whose ttl ran out ends (its handler's signal aborts, its input requests
+   * are rejected, its record is removed), and leases due are renewed. One
+   * timer for all of them, not one per task.
+   */
+  #sweep(): void {
+    const now = Date.now();
+    const due: string[] = [];
+    for (const [id, task] of this.#running) {
+      const expiresAt = task.record.expiresAt;
+      if (expiresAt !== null && expiresAt <= now) {
+        if (!task.cancellation.aborted) this.#expire(id, task, now);
+      } else if (task.renewAt <= now) {
+        task.renewAt = now + LEASE_MS / 3;
+        due.push(id);
+      }
+    }
+    if (!due.length) return;
+    if (!this.#store.renew) {
+      for (const id of due) this.#renew(id);
+      return;
+    }
+    // A store that renews many at once gets them in one call.
+    const lease = { holder: this.#instance, expiresAt: now + LEASE_MS };
+    this.#store.renew(due, lease).then(
+      (statuses) => due.forEach((id, i) => this.#renewed(id, statuses[i])),
+      () => due.forEach((id) => this.#renew(id)),
+    );
+  }
+
+  /** Ends a task whose ttl ran out while it ran: `failed`, and gone from the store. */
+  #expire(id: string, task: Running, now: number): void {
+    const message = "The task's ttl ran out before it ended";
+    task.cancellation.abort(abortError(message));
+    task.notify?.({
+      ...task.record,
+      status: "failed",
+      statusMessage: message,
+      updatedAt: now,
+      error: { code: ErrorCode.INTERNAL_ERROR, message },
+    });
+    this.#store.delete(id).catch((error) =>
+      logger.warn("store.failed", `the expired task ${id} was not deleted`, { taskId: id, error })
+    );
+  }
+
+  /** Renews a task's lease alone (a store without `renew`, or a failed `renew`). */
+  #renew(id: string): void {
+    const lease = { holder: this.#instance, expiresAt: Date.now() + LEASE_MS };
+    this.#store.update(id, { lease }).then(
+      (now) => this.#renewed(id, now?.status),
+      (error) =>
+        logger.warn("store.failed", `the lease of task ${id} was not renewed`, {
+          taskId: id,
+          error,
+        }),
+    );
+  }
+
+  /** Renewing also learns of a cancel another instance stored (or of the task gone). */
+  #renewed(id: string, status: TaskStatus | undefined): void {
+    if (status === undefined || status === "cancelled") this.cancel(id);
   }
 
   /** One server-to-client request of a task: `input_required` while the client answers. */
@@ -391,7 +511,7 @@ export class TaskRuntime {
             `Task ${taskId} is already ${ended?.status}`,
           );
         }
-        this.#running.get(taskId)?.cancel("The task was cancelled");
+        this.cancel(taskId);
         return { message: resultResponse(id, wireTask(ended)), status: 200 };
       }
       case "tasks/result": {

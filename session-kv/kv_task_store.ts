@@ -5,8 +5,17 @@
  * @module
  */
 
-import type { TaskOutcome, TaskPage, TaskPatch, TaskRecord, TaskStore } from "@anubis/core";
-import { applyTaskOutcome, applyTaskPatch } from "@anubis/core/engine";
+import type {
+  TaskLease,
+  TaskOutcome,
+  TaskPage,
+  TaskPatch,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from "@anubis/core";
+import { TaskLimitError } from "@anubis/core";
+import { applyTaskOutcome, applyTaskPatch, callerOf, isTerminal } from "@anubis/core/engine";
 import {
   backoff,
   chunkWrites,
@@ -15,6 +24,7 @@ import {
   type KvLike,
   MAX_PARTS_PER_COMMIT,
   readChunked,
+  readHead,
   retryLocked,
 } from "@anubis/core/kv";
 
@@ -33,11 +43,40 @@ export interface KvTaskStoreOptions {
   prefix?: readonly KvKeyPart[];
   /** How long to retry "database is locked" and lost races before failing, in ms (default 10,000). */
   retryTimeoutMs?: number;
+  /**
+   * The most live tasks this store (this instance) creates and keeps at once,
+   * whatever their status (default 10 000): a `create` beyond it is refused
+   * with a `TaskLimitError` (`scope: "total"`). Tasks leave the count when they
+   * expire or are deleted. Counted per instance: N instances sharing a
+   * database keep at most N times this.
+   */
+  maxTasks?: number;
+  /**
+   * The most live tasks one caller (a task's `caller`, else its `owner`) may
+   * hold in this store (default a tenth of `maxTasks`): beyond it a `create`
+   * is refused with a `TaskLimitError` (`scope: "caller"`), and other callers
+   * are not affected.
+   */
+  maxTasksPerCaller?: number;
 }
 
 interface Header {
   expiresAt: number | null;
 }
+
+/** A task this store created and counts: whose it is, and when it leaves the count. */
+interface Counted {
+  caller: string;
+  expiresAt: number | null;
+}
+
+/**
+ * How often a store at a bound may look through its count for expired tasks,
+ * in ms (a look is at most `maxTasks` steps, so at most ten a second).
+ */
+const SWEEP_MS = 100;
+/** How many leases one `renew` commit writes (a commit holds at most 100 checks). */
+const RENEW_BATCH = 50;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -70,24 +109,77 @@ export class KvTaskStore implements TaskStore {
   readonly #kv: KvLike;
   readonly #prefix: readonly KvKeyPart[];
   readonly #retryMs: number;
+  readonly #max: number;
+  readonly #maxPerCaller: number;
+  // The live tasks this store created (its bounds), and how many each caller holds.
+  readonly #counted = new Map<string, Counted>();
+  readonly #callers = new Map<string, number>();
+  #lastSweep = -Infinity;
 
   /**
    * Creates a store on a database the caller owns (and closes).
    *
    * @param kv The database.
-   * @param options Prefix and retry bound.
+   * @param options Prefix, retry bound and task bounds.
    */
   constructor(kv: KvLike, options: KvTaskStoreOptions = {}) {
     this.#kv = kv;
     this.#prefix = options.prefix ?? ["anubis", "tasks"];
     this.#retryMs = options.retryTimeoutMs ?? 10_000;
+    this.#max = options.maxTasks ?? 10_000;
+    this.#maxPerCaller = options.maxTasksPerCaller ?? Math.max(1, Math.ceil(this.#max / 10));
+  }
+
+  /**
+   * How many live tasks this store created and counts (expired ones not yet
+   * swept included).
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvTaskStore(kv);
+   * assert.equal(store.size, 0);
+   * kv.close();
+   * ```
+   */
+  get size(): number {
+    return this.#counted.size;
+  }
+
+  /**
+   * How many live tasks a caller holds in this store's count.
+   *
+   * @param caller The caller (a task's `caller`, else its `owner`).
+   * @returns The count.
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvTaskStore(kv, { maxTasksPerCaller: 1 });
+   * const task = (id: string) => ({
+   *   v: 1 as const, id, owner: "session:a", method: "tools/call", status: "working" as const,
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * });
+   * await store.create(task("t1"));
+   * assert.equal(store.heldBy("session:a"), 1);
+   * await assert.rejects(store.create(task("t2")), /Too many tasks/);
+   * kv.close();
+   * ```
+   */
+  heldBy(caller: string): number {
+    return this.#callers.get(caller) ?? 0;
   }
 
   /**
    * Stores a new task (an expired one of the same id is replaced).
    *
    * @param record The task.
-   * @throws When the id exists.
+   * @throws When the id exists; a `TaskLimitError` when its caller holds its
+   * share, or the store holds `maxTasks`.
    *
    * @example
    * ```ts
@@ -104,11 +196,54 @@ export class KvTaskStore implements TaskStore {
    * ```
    */
   async create(record: TaskRecord): Promise<void> {
-    const made = await this.#write(record.id, (current) => {
-      if (current) throw new Error(`Task ${record.id} exists`);
-      return record;
-    }, true);
-    if (!made) throw new Error(`Task ${record.id} was not stored`);
+    const id = record.id;
+    const caller = callerOf(record);
+    // Counted before the write, so concurrent creations cannot pass a bound.
+    this.#admit(id, caller);
+    this.#counted.set(id, { caller, expiresAt: record.expiresAt });
+    this.#callers.set(caller, this.heldBy(caller) + 1);
+    try {
+      const made = await this.#write(id, (current) => {
+        if (current) throw new Error(`Task ${id} exists`);
+        return record;
+      }, true);
+      if (!made) throw new Error(`Task ${id} was not stored`);
+    } catch (error) {
+      this.#uncount(id);
+      throw error;
+    }
+  }
+
+  /** Refuses a creation past a bound (after sweeping expired tasks from the count). */
+  #admit(id: string, caller: string): void {
+    const known = this.#counted.get(id);
+    if (known && (known.expiresAt === null || known.expiresAt > Date.now())) {
+      throw new Error(`Task ${id} exists`);
+    }
+    // An expired task of the id is replaced: counted anew.
+    this.#uncount(id);
+    const full = () => this.#counted.size >= this.#max;
+    const held = () => this.heldBy(caller) >= this.#maxPerCaller;
+    if (!full() && !held()) return;
+    const now = Date.now();
+    if (now - this.#lastSweep >= SWEEP_MS) {
+      this.#lastSweep = now;
+      for (const [counted, { expiresAt }] of this.#counted) {
+        if (expiresAt !== null && expiresAt <= now) this.#uncount(counted);
+      }
+    }
+    if (held()) throw new TaskLimitError("caller", this.#maxPerCaller);
+    if (full()) throw new TaskLimitError("total", this.#max);
+  }
+
+  /** Takes a task out of the count. */
+  #uncount(id: string): void {
+    const counted = this.#counted.get(id);
+    if (!counted) return;
+    this.#counted.delete(id);
+    const held = this.heldBy(counted.caller) - 1;
+    if (held > 0) this.#callers.set(counted.caller, held);
+    else this.#callers.delete(counted.caller);
   }
 
   /**
@@ -212,6 +347,80 @@ export class KvTaskStore implements TaskStore {
   }
 
   /**
+   * Renews the leases of running tasks in one commit per call (one checked
+   * write per task, where `update` commits each alone): the runtime's lease
+   * sweep. A task whose record spans several entries, or a commit that lost
+   * a race, falls back to `update` one by one.
+   *
+   * @param ids The tasks (at most 50 are written per commit).
+   * @param lease The new lease.
+   * @returns For each id, its status afterwards (`undefined`: unknown or expired).
+   *
+   * @example
+   * ```ts
+   * import { KvTaskStore } from "@anubis/session-kv";
+   * import assert from "node:assert/strict";
+   * const kv = await Deno.openKv(":memory:");
+   * const store = new KvTaskStore(kv);
+   * await store.create({
+   *   v: 1, id: "t", owner: "o", method: "tools/call", status: "working",
+   *   createdAt: 0, updatedAt: 0, ttlMs: null, expiresAt: null,
+   * });
+   * const lease = { holder: "me", expiresAt: Date.now() + 15_000 };
+   * assert.deepEqual(await store.renew(["t", "gone"], lease), ["working", undefined]);
+   * assert.deepEqual((await store.get("t"))?.lease, lease);
+   * kv.close();
+   * ```
+   */
+  async renew(ids: readonly string[], lease: TaskLease): Promise<(TaskStatus | undefined)[]> {
+    const statuses: (TaskStatus | undefined)[] = new Array(ids.length).fill(undefined);
+    for (let start = 0; start < ids.length; start += RENEW_BATCH) {
+      const batch = ids.slice(start, start + RENEW_BATCH);
+      const done = await this.#renewBatch(batch, lease);
+      for (let i = 0; i < batch.length; i++) statuses[start + i] = done[i];
+    }
+    return statuses;
+  }
+
+  async #renewBatch(ids: readonly string[], lease: TaskLease): Promise<(TaskStatus | undefined)[]> {
+    const statuses: (TaskStatus | undefined)[] = new Array(ids.length).fill(undefined);
+    const heads = await retryLocked(
+      () => Promise.all(ids.map((id) => this.#kv.get<Uint8Array>(this.#key(id)))),
+      this.#retryMs,
+    );
+    const now = Date.now();
+    const op = this.#kv.atomic();
+    const written: number[] = [];
+    const slow: number[] = [];
+    heads.forEach((head, i) => {
+      if (head.value === null) return;
+      const { header, first } = readHead<Header>(head.value);
+      if (header.expiresAt !== null && header.expiresAt <= now) return;
+      if (header.parts !== 1) return void slow.push(i);
+      const record = JSON.parse(decoder.decode(first)) as TaskRecord;
+      statuses[i] = record.status;
+      if (isTerminal(record.status)) return;
+      const key = this.#key(ids[i]);
+      const next = applyTaskPatch(record, { lease }, now);
+      const writes = chunkWrites(
+        key,
+        { expiresAt: next.expiresAt },
+        encoder.encode(JSON.stringify(next)),
+      );
+      if (writes.length !== 1) return void slow.push(i);
+      const expireIn = next.expiresAt === null ? FOREVER_MS : Math.max(1, next.expiresAt - now);
+      op.check({ key, versionstamp: head.versionstamp });
+      op.set(key, writes[0].value, { expireIn });
+      written.push(i);
+    });
+    if (written.length && !(await retryLocked(() => op.commit(), this.#retryMs)).ok) {
+      slow.push(...written); // one of them changed meanwhile: each on its own
+    }
+    for (const i of slow) statuses[i] = (await this.update(ids[i], { lease }))?.status;
+    return statuses;
+  }
+
+  /**
    * Forgets a task. Idempotent.
    *
    * @param id The task id.
@@ -225,6 +434,7 @@ export class KvTaskStore implements TaskStore {
    * ```
    */
   async delete(id: string): Promise<void> {
+    this.#uncount(id);
     const key = this.#key(id);
     await retryLocked(async () => {
       const current = await readChunked<Header>(this.#kv, key);

@@ -993,7 +993,10 @@ export class SessionTable {
     entry.retained = 0;
     if (entry.client !== undefined) this.#byClient.delete(entry.client, entry);
     entry.stream?.close();
-    this.#engine.dropSession(entry.session);
+    // Its tasks go with it, unless the session lives on elsewhere: a
+    // shutdown, or an expiry here while a shared session store keeps it.
+    const lives = reason === "shutdown" || (reason === "expired" && !!this.#options.sessionStore);
+    this.#engine.dropSession(entry.session, lives);
   }
 
   /**

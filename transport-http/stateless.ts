@@ -249,6 +249,8 @@ export class StatelessEndpoint {
       return Promise.resolve(errorResponseOf(400, id, error.code, error.message, error.data));
     }
     const exchange = exchangeOf(request, context);
+    // The share of the task store an anonymous caller's tasks count against.
+    if (message.method === "tools/call") exchange.client = clientOf(context);
     if (!("id" in message)) return engine.handle(message, exchange, dialect).then(() => accepted());
     let release: (() => void) | undefined;
     if (message.method === "subscriptions/listen") {

@@ -52,5 +52,5 @@ export type { SubscriptionFilter } from "../subscriptions.ts";
 export type { Exchange, Reply } from "../exchange.ts";
 export * from "../engine.ts";
 export * from "../legacy/session_persistence.ts";
-export { applyTaskOutcome, applyTaskPatch, isTerminal } from "../task_store.ts";
+export { applyTaskOutcome, applyTaskPatch, callerOf, isTerminal } from "../task_store.ts";
 export { principalOf } from "../auth_info.ts";

@@ -62,8 +62,11 @@ function missingExtension(what: string): McpError {
  */
 function ownerOf(authInfo: unknown): string {
   const principal = principalOf(authInfo);
-  return principal === undefined ? "anonymous" : `principal:${principal}`;
+  return principal === undefined ? ANONYMOUS : `principal:${principal}`;
 }
+
+/** The owner of an unauthenticated caller's tasks (anyone holding the id may see them). */
+const ANONYMOUS = "anonymous";
 
 /** The task as the extension's wire shows it: `Task`, or `DetailedTask` with its payload. */
 function wireTask(record: TaskRecord, detail?: (result: JsonObject) => Result): Result {
@@ -313,6 +316,10 @@ export class TaskStarter {
     const runtime = extension.runtime;
     const exchange = this.#exchange;
     const record = runtime.record(ownerOf(exchange.authInfo));
+    // An anonymous caller's share is its client's (its address), not everyone's.
+    if (record.owner === ANONYMOUS && exchange.client !== undefined) {
+      record.caller = `client:${exchange.client}`;
+    }
     await runtime.create(record);
     const id = record.id;
     const cancellation = new Cancellation();
