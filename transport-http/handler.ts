@@ -76,9 +76,10 @@ export interface HttpHandlerOptions extends OriginPolicy {
    * RFC 9728 metadata is served at `/.well-known/oauth-protected-resource`
    * (and its path-suffixed form). Handlers see the caller as `frame.auth`.
    * `auth.resource` (the URL clients use, the tokens' audience) is required
-   * here; `serve()` defaults it to the URL it listens on. With `rateLimit`,
-   * requests refused for their token count toward the client address's
-   * bucket. Off by default.
+   * here; `serve()` defaults it to the URL it listens on. Requests refused
+   * for their token count toward the client address's bucket: `rateLimit`'s,
+   * else one with its defaults (20 a second, bursts of 40) that only they
+   * draw on. Off by default.
    */
   auth?: AuthOptions;
   /**
@@ -565,6 +566,10 @@ export function createHttpHandler(
   );
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
+  // Requests refused for their token take from their client address's bucket:
+  // `rateLimit`'s when set, else one of the rate limit's defaults that only
+  // refused tokens draw on, so guessing tokens is bounded without a flag.
+  const refusedBuckets = buckets ?? (auth && new TokenBuckets({}));
   const proxies = options.trustedProxies?.length
     ? new TrustedProxies(options.trustedProxies)
     : undefined;
@@ -713,8 +718,8 @@ export function createHttpHandler(
     context?: RequestContext,
   ): Promise<Response> => {
     const client = clientOf(context);
-    if (buckets !== undefined && refusal.status < 403) {
-      let wait = buckets.take(client ?? "");
+    if (refusedBuckets !== undefined && refusal.status < 403) {
+      let wait = refusedBuckets.take(client ?? "");
       if (typeof wait !== "number") wait = await wait;
       if (wait > 0) return await tooMany(request, wait, client);
     }

@@ -265,6 +265,34 @@ Deno.test("auth edges: requests with invalid tokens count toward the client's ra
   }
 });
 
+Deno.test("auth edges: without --rate-limit, invalid tokens are still limited per address (bursts of 40), and valid callers are not", async () => {
+  const jwks = new JwksEndpoint();
+  const server = await serveWithAuth(jwks);
+  try {
+    // Sent back to back until the first 429 (bounded): the burst of 40 passes,
+    // then the bucket refills at 20 a second, slower than a loopback loop sends.
+    const statuses: number[] = [];
+    for (let i = 0; i < 400 && !statuses.includes(429); i++) {
+      const response = await ping(server.url, i, "not.a.jwt");
+      const body = await response.json();
+      if (response.status === 429) assert.equal(body.id, i);
+      statuses.push(response.status);
+    }
+    const refused = statuses.indexOf(429);
+    assert.ok(refused >= 40, `the first 429 came at request ${refused}, inside the burst`);
+    assert.ok(statuses.slice(0, refused).every((status) => status === 401));
+    const token = await sign({ sub: "bob", aud: server.url.href });
+    for (let i = 0; i < 45; i++) {
+      const valid = await ping(server.url, 100 + i, token);
+      await valid.body?.cancel();
+      assert.equal(valid.status, 200, "valid callers draw on no bucket without --rate-limit");
+    }
+  } finally {
+    await server.stop();
+    await jwks.close();
+  }
+});
+
 Deno.test("auth edges: refusals echo the id they could read; a large or unannounced body is not read for it", async () => {
   const jwks = new JwksEndpoint();
   const server = await serveWithAuth(jwks);
