@@ -36,11 +36,7 @@ export const ErrorCode = {
   MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
   /** The request names a protocol version the server does not support (2026-07-28). */
   UNSUPPORTED_PROTOCOL_VERSION: -32022,
-  /**
-   * A task was refused: its caller holds as many tasks as one caller may, or
-   * the task store is full (an implementation-defined server error; HTTP 429
-   * in the stateless era).
-   */
+  /** Too many tasks: the caller's share or the task store is full (HTTP 429 when stateless). */
   TOO_MANY_TASKS: -32050,
 } as const;
 

@@ -362,7 +362,10 @@ export class Frame {
    *   }],
    * });
    * const handler = createHttpHandler(server, {
-   *   auth: { verifyToken: (token) => Promise.resolve({ subject: token, scopes: ["mcp"] }) },
+   *   auth: {
+   *     verifyToken: (token) => Promise.resolve({ subject: token, scopes: ["mcp"] }),
+   *     resource: "http://localhost/mcp",
+   *   },
    * });
    * const _meta = {
    *   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -252,9 +252,27 @@ export function callerOf(record: TaskRecord): string {
  * ```
  */
 export class TaskLimitError extends Error {
-  /** Which bound was hit: the caller's share, or the store's total. */
+  /**
+   * Which bound was hit: the caller's share, or the store's total.
+   *
+   * @example
+   * ```ts
+   * import { TaskLimitError } from "@anubis/core";
+   * import assert from "node:assert/strict";
+   * assert.equal(new TaskLimitError("total", 10_000).scope, "total");
+   * ```
+   */
   readonly scope: "caller" | "total";
-  /** That bound. */
+  /**
+   * That bound, in tasks.
+   *
+   * @example
+   * ```ts
+   * import { TaskLimitError } from "@anubis/core";
+   * import assert from "node:assert/strict";
+   * assert.equal(new TaskLimitError("caller", 1_000).limit, 1_000);
+   * ```
+   */
   readonly limit: number;
 
   /**

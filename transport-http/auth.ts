@@ -42,7 +42,17 @@ export type AuthInfo = CoreAuthInfo;
  * ```
  */
 export class VerifierUnavailableError extends Error {
-  /** When to try again, in milliseconds. */
+  /**
+   * When to try again, in milliseconds.
+   *
+   * @example
+   * ```ts
+   * import { VerifierUnavailableError } from "@anubis/transport-http";
+   * import assert from "node:assert/strict";
+   * const error = new VerifierUnavailableError("the key set is unreachable", 30_000);
+   * assert.equal(error.retryAfterMs, 30_000);
+   * ```
+   */
   readonly retryAfterMs: number;
 
   /**

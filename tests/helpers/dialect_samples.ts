@@ -129,6 +129,15 @@ export function sampleResults(capabilities: ServerCapabilities): Record<string, 
     ttl: 60000,
     pollInterval: 5000,
   };
+  const skill = {
+    uri: "skill://notes/SKILL.md",
+    frontmatter: { name: "notes", description: "Takes notes", metadata: { version: "1" } },
+    resources: [{
+      uri: "skill://notes/SKILL.md",
+      digest: "sha256:a33620a7587e76a9805b1c2c6e5879cdb28e998f0a79b3524402eaa922492bb8",
+      size: 12,
+    }],
+  };
   const results: Record<string, Obj | Obj[]> = {
     "initialize": {
       protocolVersion: "2025-11-25",
@@ -207,6 +216,15 @@ export function sampleResults(capabilities: ServerCapabilities): Record<string, 
     "tasks/update": {},
     "tasks/list": { tasks: [task], nextCursor: "n" },
     "tasks/result": { content: [text], isError: false },
+    // The skills extension's (SEP-2640, 2026-07-28).
+    "skills/list": { skills: [skill], nextCursor: "s2" },
+    "skills/get": { skill },
+    "resources/directory/read": {
+      resources: [
+        { uri: "skill://notes/SKILL.md", name: "SKILL.md", mimeType: "text/markdown", size: 12 },
+        { uri: "skill://notes/references", name: "references", mimeType: "inode/directory" },
+      ],
+    },
   };
   return Object.fromEntries(
     Object.entries(results).map(([method, r]) => [method, Array.isArray(r) ? r : [r]]),
