@@ -17,7 +17,14 @@
  * @module
  */
 
-export { ErrorCode, type ErrorCodeValue, type JsonRpcErrorObject, McpError } from "./errors.ts";
+export {
+  ErrorCode,
+  type ErrorCodeValue,
+  type JsonRpcErrorObject,
+  McpError,
+  type UrlElicitation,
+  urlElicitationRequired,
+} from "./errors.ts";
 export type {
   Annotations,
   AudioContent,
