@@ -730,7 +730,7 @@ export class Engine {
     era: Era,
     exchange: Exchange,
     frame: Frame | undefined,
-    serve: () => Awaitable<Record<string, unknown> | undefined>,
+    serve: (request: JsonRpcRequest) => Awaitable<Record<string, unknown> | undefined>,
   ): Promise<Record<string, unknown> | undefined> {
     const { id, method } = request;
     const call = {
@@ -742,8 +742,9 @@ export class Engine {
       frame,
     };
     let unanswered = false; // the server itself gave no result (a listen stream that broke)
-    const result = await this.#middleware!(call, async () => {
-      const served = await serve();
+    const result = await this.#middleware!(call, async (params) => {
+      // A middleware's rewritten params are what the routing and the handler see.
+      const served = await serve(params === call.params ? request : { ...request, params });
       unanswered = served === undefined;
       return served;
     });
@@ -773,7 +774,12 @@ export class Engine {
     try {
       await this.#middleware!(
         call,
-        async () => void await this.#notification(message, exchange, stateless),
+        async (params) =>
+          void await this.#notification(
+            params === call.params ? message : { ...message, params },
+            exchange,
+            stateless,
+          ),
       );
     } catch (error) {
       logger.error("middleware.failed", `middleware of ${message.method} failed`, {
@@ -786,8 +792,8 @@ export class Engine {
   /** Serves `initialize` through the middleware: its reply becomes a result or an error. */
   async #initializeThrough(request: JsonRpcRequest, exchange: Exchange): Promise<Reply> {
     try {
-      const result = await this.#through(request, "legacy", exchange, undefined, async () => {
-        const { message } = await initialize(this, request, exchange);
+      const result = await this.#through(request, "legacy", exchange, undefined, async (served) => {
+        const { message } = await initialize(this, served, exchange);
         if ("error" in message) {
           const { code, message: text, data } = message.error;
           throw new McpError(code, text, data);
@@ -872,7 +878,7 @@ export class Engine {
           "legacy",
           exchange,
           frame,
-          () => dispatch(this, request, dialect, frame, session),
+          (served) => dispatch(this, served, dialect, frame, session),
         )
         : dispatch(this, request, dialect, frame, session);
     const tasked = this.#tasks?.legacy(request, exchange, session, serve);
@@ -979,13 +985,15 @@ export class Engine {
         // The common case, with no closure made per request.
         outcome = this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
       } else {
-        const serve = () =>
-          this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
+        const serve = (served: JsonRpcRequest) =>
+          this.#serveStateless(served, dialect, frame, exchange, cancellation, inputs);
         // A call that may become a task is answered with the task once it is one.
-        const served = starter ? () => starter.settle(serve) : serve;
+        const served = starter
+          ? (rewritten: JsonRpcRequest) => starter.settle(() => serve(rewritten))
+          : serve;
         outcome = this.#middleware
           ? this.#through(request, "stateless", exchange, frame, served)
-          : served();
+          : served(request);
       }
       if (isThenable(outcome)) {
         pending = true;

@@ -38,6 +38,8 @@ export const ErrorCode = {
   UNSUPPORTED_PROTOCOL_VERSION: -32022,
   /** Too many tasks: the caller's share or the task store is full (HTTP 429 when stateless). */
   TOO_MANY_TASKS: -32050,
+  /** The request needs the user to finish URL elicitations first; `data.elicitations` lists them (2025-11-25 only). */
+  URL_ELICITATION_REQUIRED: -32042,
 } as const;
 
 /**
@@ -164,4 +166,63 @@ export class McpError extends Error {
     const message = thrown instanceof Error ? thrown.message : String(thrown);
     return new McpError(ErrorCode.INTERNAL_ERROR, message || "Internal error");
   }
+}
+
+/**
+ * One URL-mode elicitation a `-32042` error asks the client to run (see
+ * {@link urlElicitationRequired}).
+ *
+ * @example
+ * ```ts
+ * import type { UrlElicitation } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const login: UrlElicitation = { elicitationId: "e1", url: "https://example.com/login", message: "Sign in" };
+ * assert.equal(login.elicitationId, "e1");
+ * ```
+ */
+export interface UrlElicitation {
+  /** The id `notifications/elicitation/complete` names when the step is done (`frame.completeElicitation`). */
+  elicitationId: string;
+  /** The URL the user opens. */
+  url: string;
+  /** Why the user is asked. */
+  message: string;
+}
+
+/**
+ * The `-32042` error (URL elicitation required, 2025-11-25) a handler throws
+ * when the request can only succeed once the user finished out-of-band steps
+ * (a sign-in, a payment) at the given URLs. The client opens them and retries
+ * the request; tell it each step is done with `frame.completeElicitation(id)`.
+ *
+ * @param elicitations The steps, each with its own id.
+ * @param message The error's message.
+ * @returns An {@link McpError} to throw, with `data.elicitations` in the
+ *   shape of `elicitation/create`'s URL-mode params.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode, urlElicitationRequired } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const error = urlElicitationRequired([
+ *   { elicitationId: "login-1", url: "https://example.com/login", message: "Sign in to continue" },
+ * ]);
+ * assert.equal(error.code, ErrorCode.URL_ELICITATION_REQUIRED);
+ * assert.deepEqual(error.data, {
+ *   elicitations: [{ mode: "url", elicitationId: "login-1", url: "https://example.com/login", message: "Sign in to continue" }],
+ * });
+ * ```
+ */
+export function urlElicitationRequired(
+  elicitations: readonly UrlElicitation[],
+  message = "URL elicitation required",
+): McpError {
+  return new McpError(ErrorCode.URL_ELICITATION_REQUIRED, message, {
+    elicitations: elicitations.map(({ elicitationId, url, message }) => ({
+      mode: "url",
+      elicitationId,
+      url,
+      message,
+    })),
+  });
 }

@@ -18,6 +18,7 @@ import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import { MetaKey } from "./meta.ts";
 import type { Notifier } from "./notifier.ts";
+import type { Session } from "./legacy/session.ts";
 import type { Awaitable } from "./server.ts";
 import * as s from "./schema.ts";
 import type {
@@ -140,6 +141,8 @@ export class EngineFrameContext implements FrameContext {
   }
 }
 
+const COMPLETE = "notifications/elicitation/complete";
+
 /** Hooks the engine gives a frame; not part of the public API. */
 export interface FrameScope {
   /** The request's read-only facts. */
@@ -164,6 +167,11 @@ export interface FrameScope {
   request?(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   /** Collects multi round-trip input (stateless era). */
   inputs?: InputCollector;
+  /**
+   * The legacy session, whose own stream (the standalone SSE stream, or
+   * stdout) outlives the request.
+   */
+  session?: Session;
   /** Closes this request's SSE connection for polling, when the transport can resume it. */
   closeStream?(): boolean;
   /**
@@ -603,6 +611,50 @@ export class Frame {
     const params: Record<string, unknown> = { level, data: data ?? null };
     if (logger !== undefined) params.logger = logger;
     await this.#scope.emit({ jsonrpc: "2.0", method: "notifications/message", params });
+  }
+
+  /**
+   * Tells the client a URL-mode elicitation finished
+   * (`notifications/elicitation/complete`), so it can retry the request
+   * that asked for it. Sent on the session's stream, not the request's: it
+   * may be called after the request ended (keep the frame, or call it from
+   * the handler of the retry). Only 2025-11-25 sessions have it; elsewhere
+   * nothing is sent.
+   *
+   * @param elicitationId The id of the elicitation (of `frame.elicit`'s URL
+   *   mode, or of `urlElicitationRequired`'s error).
+   * @returns Whether the notification was handed to the session's stream
+   *   (`false` for a version without it, or a closed session). Over HTTP a
+   *   client with no GET stream open misses it, unless an event store keeps
+   *   it for the stream's next opening.
+   *
+   * @example
+   * ```ts
+   * import { defineTool, urlElicitationRequired } from "@anubis/core";
+   * const signedIn = new Set<string>();
+   * const pay = defineTool({
+   *   name: "pay",
+   *   handler: (_args, frame) => {
+   *     const user = frame.context.sessionId ?? "stdio";
+   *     if (signedIn.has(user)) return "paid";
+   *     const elicitationId = crypto.randomUUID();
+   *     // Your sign-in page calls this once the user is through.
+   *     setTimeout(() => void (signedIn.add(user), frame.completeElicitation(elicitationId)), 10);
+   *     throw urlElicitationRequired([{ elicitationId, url: "https://example.com/login", message: "Sign in" }]);
+   *   },
+   * });
+   * if (pay.name !== "pay") throw new Error("not defined");
+   * ```
+   */
+  async completeElicitation(elicitationId: string): Promise<boolean> {
+    const session = this.#scope.session;
+    if (!session?.onMessage || session.closed) return false;
+    if (!this.#scope.dialect.serverNotificationMethods.includes(COMPLETE)) return false;
+    await session.onMessage(
+      { jsonrpc: "2.0", method: COMPLETE, params: { elicitationId } },
+      session,
+    );
+    return true;
   }
 
   /**

@@ -14,6 +14,54 @@ import type { Awaitable } from "./server.ts";
 import type { Era } from "./types.ts";
 
 /**
+ * The params of the methods a middleware can rewrite with their own types
+ * (see {@link forMethod}); every other method's params are a plain record.
+ *
+ * @example
+ * ```ts
+ * import type { MiddlewareParams } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const params: MiddlewareParams["tools/call"] = { name: "echo", arguments: { text: "hi" } };
+ * assert.equal(params.arguments?.text, "hi");
+ * ```
+ */
+export interface MiddlewareParams {
+  /** A tool call: the tool's name and its arguments (validated after the middleware ran). */
+  "tools/call": {
+    name: string;
+    arguments?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+    [key: string]: unknown;
+  };
+  /** A prompt: its name and string arguments. */
+  "prompts/get": {
+    name: string;
+    arguments?: Record<string, string>;
+    _meta?: Record<string, unknown>;
+    [key: string]: unknown;
+  };
+  /** A resource read: its URI. */
+  "resources/read": { uri: string; _meta?: Record<string, unknown>; [key: string]: unknown };
+}
+
+/**
+ * The params of method `M`: typed for the methods of {@link MiddlewareParams},
+ * a plain record for any other.
+ *
+ * @example
+ * ```ts
+ * import type { ParamsOf } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const read: ParamsOf<"resources/read"> = { uri: "notes://1" };
+ * const other: ParamsOf<"custom/thing"> = { anything: 1 };
+ * assert.equal(read.uri, "notes://1");
+ * assert.equal(other.anything, 1);
+ * ```
+ */
+export type ParamsOf<M extends string> = M extends keyof MiddlewareParams ? MiddlewareParams[M]
+  : Record<string, unknown>;
+
+/**
  * What a {@link Middleware} sees of the message being served.
  *
  * @example
@@ -25,11 +73,15 @@ import type { Era } from "./types.ts";
  * if (describe(call) !== "request ping over stdio") throw new Error(describe(call));
  * ```
  */
-export interface MiddlewareCall {
+export interface MiddlewareCall<M extends string = string> {
   /** The JSON-RPC method. */
-  readonly method: string;
-  /** The params as the client sent them (`{}` when it sent none). */
-  readonly params: Readonly<Record<string, unknown>>;
+  readonly method: M;
+  /**
+   * The params as the client sent them (`{}` when it sent none), or as an
+   * outer middleware replaced them (see {@link Next}). Read-only: to change
+   * them, pass new params to `next`.
+   */
+  readonly params: Readonly<ParamsOf<M>>;
   /** The request id; `undefined` for a notification. */
   readonly id?: RequestId;
   /** The era of the message. */
@@ -45,8 +97,45 @@ export interface MiddlewareCall {
 }
 
 /**
+ * What a middleware may pass to `next` to rewrite the call: new params,
+ * which the inner middleware, the params' schema check (for `tools/call`, the
+ * tool's input schema too) and the handler see instead of the client's. A
+ * `_meta` the new params leave out is kept from the call's.
+ *
+ * @example
+ * ```ts
+ * import type { CallReplacement } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const lowered: CallReplacement<"tools/call"> = { params: { name: "echo", arguments: { text: "hi" } } };
+ * assert.equal(lowered.params.name, "echo");
+ * ```
+ */
+export interface CallReplacement<M extends string = string> {
+  /** The params to serve instead. */
+  readonly params: ParamsOf<M>;
+}
+
+/**
+ * The `next` a {@link Middleware} gets: runs the rest of the chain and then
+ * the server, with the call as it is, or with `replacement`'s params.
+ *
+ * @example
+ * ```ts
+ * import type { Next } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const next: Next<"resources/read"> = (replacement) =>
+ *   Promise.resolve({ read: replacement?.params.uri ?? "unchanged" });
+ * assert.deepEqual(await next({ params: { uri: "notes://2" } }), { read: "notes://2" });
+ * ```
+ */
+export type Next<M extends string = string> = (
+  replacement?: CallReplacement<M>,
+) => Promise<Record<string, unknown> | undefined>;
+
+/**
  * A protocol middleware. It gets the call and `next`, which runs the rest of
- * the chain and then the server; `next()` resolves to the result (before it
+ * the chain and then the server (`next({ params })` with params rewritten,
+ * see {@link CallReplacement}); `next()` resolves to the result (before it
  * is encoded for the dialect; `undefined` for a notification) or rejects
  * with the error the client would get. A middleware may return another
  * result, or short-circuit: return a result without calling `next`, or throw
@@ -107,7 +196,7 @@ export interface MiddlewareCall {
 export interface Middleware {
   (
     call: MiddlewareCall,
-    next: () => Promise<Record<string, unknown> | undefined>,
+    next: Next,
   ): Awaitable<Record<string, unknown> | undefined>;
   /**
    * Called once when a legacy session that completed `initialize` ends (the
@@ -151,10 +240,51 @@ export function sessionEndWatchers(
   return watchers?.length ? watchers : undefined;
 }
 
-/** The composed chain: runs every middleware around `serve`. */
+/**
+ * A middleware for one method, with that method's params typed (see
+ * {@link MiddlewareParams}); any other method passes through untouched.
+ *
+ * @example Rewriting a tool's arguments before its schema check and handler
+ * ```ts
+ * import { defineServer, forMethod } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const trimmed = forMethod("tools/call", (call, next) => {
+ *   const text = call.params.arguments?.text;
+ *   if (typeof text !== "string") return next();
+ *   return next({ params: { ...call.params, arguments: { ...call.params.arguments, text: text.trim() } } });
+ * });
+ * const served: unknown[] = [];
+ * await trimmed(
+ *   { method: "tools/call", params: { name: "echo", arguments: { text: "  hi  " } }, id: 1, era: "legacy", transport: "stdio" },
+ *   (replacement) => {
+ *     served.push(replacement?.params.arguments);
+ *     return Promise.resolve({});
+ *   },
+ * );
+ * assert.deepEqual(served, [{ text: "hi" }]);
+ * const server = defineServer({ name: "s", version: "1.0.0", middleware: [trimmed] });
+ * assert.equal(server.definition.middleware?.length, 1);
+ * ```
+ *
+ * @param method The method the middleware serves.
+ * @param middleware The middleware, run only for `method`.
+ * @returns A {@link Middleware} for the server's `middleware` list.
+ */
+export function forMethod<M extends string>(
+  method: M,
+  middleware: (
+    call: MiddlewareCall<M>,
+    next: Next<M>,
+  ) => Awaitable<Record<string, unknown> | undefined>,
+): Middleware {
+  return (call, next) =>
+    call.method === method ? middleware(call as MiddlewareCall<M>, next as Next<M>) : next();
+}
+
+/** The composed chain: runs every middleware around `serve`, which gets the params to serve. */
 export type MiddlewareChain = (
   call: MiddlewareCall,
-  serve: () => Awaitable<Record<string, unknown> | undefined>,
+  serve: (params: Record<string, unknown>) => Awaitable<Record<string, unknown> | undefined>,
 ) => Promise<Record<string, unknown> | undefined>;
 
 /** Composes a list into one chain (`undefined` for an empty list: the engine then skips it). */
@@ -165,13 +295,32 @@ export function composeMiddleware(
   const chain = [...list];
   return (call, serve) => {
     let last = -1;
-    const step = async (index: number): Promise<Record<string, unknown> | undefined> => {
+    const step = async (
+      index: number,
+      current: MiddlewareCall,
+    ): Promise<Record<string, unknown> | undefined> => {
       if (index <= last) throw new Error("next() called more than once by a middleware");
       last = index;
-      if (index === chain.length) return await serve();
-      return await chain[index](call, () => step(index + 1));
+      if (index === chain.length) return await serve(current.params);
+      return await chain[index](
+        current,
+        (replacement) => step(index + 1, replacement ? rewritten(current, replacement) : current),
+      );
     };
-    return step(0);
+    return step(0, call);
+  };
+}
+
+/** The call with `replacement`'s params (keeping the call's `_meta` when they have none). */
+function rewritten(call: MiddlewareCall, replacement: CallReplacement): MiddlewareCall {
+  const params = replacement.params;
+  if (params === null || typeof params !== "object" || Array.isArray(params)) {
+    throw new TypeError("next(): the replacement's params must be an object");
+  }
+  const meta = call.params._meta;
+  return {
+    ...call,
+    params: meta !== undefined && !("_meta" in params) ? { ...params, _meta: meta } : params,
   };
 }
 

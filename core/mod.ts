@@ -17,7 +17,14 @@
  * @module
  */
 
-export { ErrorCode, type ErrorCodeValue, type JsonRpcErrorObject, McpError } from "./errors.ts";
+export {
+  ErrorCode,
+  type ErrorCodeValue,
+  type JsonRpcErrorObject,
+  McpError,
+  type UrlElicitation,
+  urlElicitationRequired,
+} from "./errors.ts";
 export type {
   Annotations,
   AudioContent,
@@ -76,7 +83,16 @@ export type {
   UriVariables,
 } from "./infer.ts";
 export { Frame, type FrameContext, type InputOptions } from "./frame.ts";
-export type { Middleware, MiddlewareCall, SessionEnd } from "./middleware.ts";
+export type {
+  CallReplacement,
+  Middleware,
+  MiddlewareCall,
+  MiddlewareParams,
+  Next,
+  ParamsOf,
+  SessionEnd,
+} from "./middleware.ts";
+export { forMethod } from "./middleware.ts";
 export type { JsonRpcNotification, JsonRpcRequest, RequestId } from "./json_rpc.ts";
 export type { CacheHint } from "./dialect.ts";
 export { type ChangeEvent, type ChangeListener, Notifier } from "./notifier.ts";

@@ -69,6 +69,7 @@ export function legacyFrame(
       ? (m, p, sig) => task.ask(() => session.request(m, p, emit, sig, timeout))
       : (m, p, sig) => session.request(m, p, emit, sig, timeout),
     closeStream: exchange.closeStream,
+    session,
   });
 }
 
