@@ -424,6 +424,7 @@ Deno.test({
             // jose gone (a broken install): the server's fault, not the token's.
             for (const dir of joseDirs) await Deno.rename(dir, `${dir}.off`);
             const broken = await startNode(["dist/auth_server.js", issuer, jwksUrl], project);
+            let brokenLog = "";
             try {
               const brokenUrl = JSON.parse(broken.firstLine).url;
               const token = await new jose.SignJWT({ scope: "mcp:tools" })
@@ -437,10 +438,10 @@ Deno.test({
               assert.equal(refused.status, 503, refused.body);
               assert.doesNotMatch(refused.body, /node_modules|\/tmp|jose|file:/);
             } finally {
-              const end = await broken.stop();
-              // The operator's log names the cause.
-              assert.match(end.stderr, /the JWT verifier failed/);
+              brokenLog = (await broken.stop()).stderr;
             }
+            // The operator's log names the cause.
+            assert.match(brokenLog, /the JWT verifier failed/);
           } finally {
             for (const dir of joseDirs) await Deno.rename(`${dir}.off`, dir).catch(() => {});
             await jwks.shutdown();
