@@ -1,7 +1,9 @@
 /**
  * CORS for browser clients: an opt-in allow-list of origins. Preflights from
- * an allowed origin are answered with the methods and headers MCP uses;
- * responses to an allowed origin expose the headers a client must read.
+ * an allowed origin are answered with the methods and headers MCP uses (and
+ * the `Mcp-Param-*` headers the browser asks for, which 2026-07-28 clients
+ * send for arguments a tool mirrors into headers); responses to an allowed
+ * origin expose the headers a client must read, `Retry-After` included.
  *
  * @module
  */
@@ -29,7 +31,29 @@ export interface CorsOptions {
 const ALLOW_METHODS = "POST, GET, DELETE";
 const ALLOW_HEADERS =
   "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id";
-const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate";
+const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after";
+/** An `Mcp-Param-*` name as a browser lists it (lowercase, RFC 9110 token characters). */
+const MCP_PARAM = /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/;
+/** At most this many `Mcp-Param-*` names are echoed by one preflight answer. */
+const MAX_PARAM_HEADERS = 64;
+
+/**
+ * The fixed allow-list plus the `Mcp-Param-*` names a preflight asks for
+ * (`Access-Control-Request-Headers`); the other names it asks for are not
+ * echoed, so the rest of the list stays fixed.
+ */
+function allowedHeaders(requested: string | null): string {
+  if (requested === null || !/mcp-param-/i.test(requested)) return ALLOW_HEADERS;
+  let allowed = ALLOW_HEADERS;
+  let count = 0;
+  for (const raw of requested.split(",")) {
+    const name = raw.trim().toLowerCase();
+    if (!MCP_PARAM.test(name)) continue;
+    allowed += ", " + name;
+    if (++count === MAX_PARAM_HEADERS) break;
+  }
+  return allowed;
+}
 
 /** Lowercases an origin and drops trailing slashes, as the guard does. */
 function normalizeOrigin(origin: string): string {
@@ -103,7 +127,9 @@ export class Cors {
 
   /**
    * Answers an `OPTIONS` preflight: 204 with the `Access-Control-*` headers
-   * for an allowed origin, 403 without them otherwise.
+   * for an allowed origin, 403 without them otherwise. The allowed headers
+   * are MCP's fixed list plus each `Mcp-Param-*` name the preflight's
+   * `Access-Control-Request-Headers` asks for (at most 64).
    *
    * @param request The `OPTIONS` request.
    * @returns The answer.
@@ -116,6 +142,17 @@ export class Cors {
    *   new Request("http://localhost/mcp", { method: "OPTIONS", headers: { origin: "https://evil.example" } }),
    * );
    * if (answer.status !== 403) throw new Error("expected 403");
+   * const allowed = cors.preflight(
+   *   new Request("http://localhost/mcp", {
+   *     method: "OPTIONS",
+   *     headers: {
+   *       origin: "https://app.example.com",
+   *       "access-control-request-headers": "content-type, mcp-param-region, x-other",
+   *     },
+   *   }),
+   * ).headers.get("access-control-allow-headers")!;
+   * if (!allowed.endsWith(", mcp-param-region")) throw new Error("expected mcp-param-region");
+   * if (allowed.includes("x-other")) throw new Error("expected the list fixed otherwise");
    * ```
    */
   preflight(request: Request): Response {
@@ -131,16 +168,20 @@ export class Cors {
       headers: {
         "access-control-allow-origin": origin,
         "access-control-allow-methods": ALLOW_METHODS,
-        "access-control-allow-headers": ALLOW_HEADERS,
+        "access-control-allow-headers": allowedHeaders(
+          request.headers.get("access-control-request-headers"),
+        ),
         "access-control-max-age": this.#maxAge,
-        vary: "Origin",
+        // The allowed headers depend on the requested ones.
+        vary: "Origin, Access-Control-Request-Headers",
       },
     });
   }
 
   /**
    * Adds `Access-Control-Allow-Origin` and `-Expose-Headers` to a response
-   * when the request came from an allowed origin; otherwise returns it as is.
+   * when the request came from an allowed origin, and `Origin` to its `Vary`
+   * unless it is there already; otherwise returns it as is.
    *
    * @param request The request.
    * @param response The handler's answer.
@@ -155,6 +196,7 @@ export class Cors {
    * if (answer.headers.get("access-control-allow-origin") !== "https://app.example.com") {
    *   throw new Error("expected the origin echoed");
    * }
+   * if (answer.headers.get("vary") !== "Origin") throw new Error("expected one Vary: Origin");
    * ```
    */
   decorate(request: Request, response: Response): Response {
@@ -169,7 +211,10 @@ export class Cors {
       target.headers.set("access-control-allow-origin", origin);
     }
     target.headers.set("access-control-expose-headers", EXPOSE_HEADERS);
-    target.headers.append("vary", "Origin");
+    // A preflight's answer (or the application's) may name Origin already.
+    const vary = target.headers.get("vary");
+    if (vary === null) target.headers.set("vary", "Origin");
+    else if (!/(^|,)\s*origin\s*(,|$)/i.test(vary)) target.headers.set("vary", vary + ", Origin");
     return target;
   }
 }

@@ -729,10 +729,17 @@ export function createHttpHandler(
 
   const handle = (request: Request, context?: RequestContext): Promise<Response> => {
     if (proxies !== undefined) context = forwarded(request, context);
-    if (
-      auth !== undefined && request.method === "GET" && auth.isMetadataPath(pathOf(request.url))
-    ) {
-      return refuse(request, auth.metadata());
+    if (auth !== undefined && auth.isMetadataPath(pathOf(request.url))) {
+      if (request.method === "GET") return refuse(request, auth.metadata());
+      // A browser's preflight of the metadata (it may send MCP-Protocol-Version).
+      if (request.method === "OPTIONS") {
+        return refuse(
+          request,
+          cors !== undefined
+            ? cors.preflight(request)
+            : new Response(null, { status: 405, headers: { allow: "GET" } }),
+        );
+      }
     }
     if (path !== false && pathOf(request.url) !== path) {
       if (readiness && request.method === "GET" && pathOf(request.url) === readinessPath) {

@@ -63,7 +63,19 @@ export interface JwtVerifierOptions {
   jwksTimeoutMs?: number;
 }
 
-const JOSE: string = "jose";
+/** How long a verifier that could not load `jose` or its keys waits before trying again. */
+const LOAD_RETRY_MS = 30_000;
+
+/**
+ * Whether an error of `jwtVerify` is the token's: jose's own errors (coded
+ * `ERR_J…`), except those about the server's keys. Anything else (a key the
+ * platform cannot import, a defect) is the server's.
+ */
+function tokenFault(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^ERR_J/.test(code) && code !== "ERR_JWKS_INVALID" &&
+    code !== "ERR_JWK_INVALID";
+}
 
 const DEFAULT_ALGORITHMS = [
   "RS256",
@@ -127,11 +139,30 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     a.toLowerCase() !== "none"
   );
   if (algorithms.length === 0) throw new TypeError("jwtVerifier needs a signing algorithm");
+  let loggedAt = -Infinity;
+  /**
+   * A failure of the server's own (the module, its keys), not the token's:
+   * logged with its cause (at most once per LOAD_RETRY_MS), answered 503
+   * with no path or URL.
+   */
+  const unusable = (what: string, error: unknown): VerifierUnavailableError => {
+    const now = Date.now();
+    if (now - loggedAt >= LOAD_RETRY_MS) {
+      loggedAt = now;
+      logger.error("auth.verifier_failed", `the JWT verifier failed: ${what}`, { error });
+    }
+    return new VerifierUnavailableError("the token verifier is unavailable", LOAD_RETRY_MS);
+  };
   let loaded: Promise<{ jose: Jose; keys: KeyGetter }> | undefined;
-  const load = () =>
-    // A computed specifier, so `jose` is fetched only when a token is first
-    // checked, not when a server that never uses auth starts.
-    loaded ??= (import(JOSE) as Promise<Jose>).then((jose) => ({
+  /** When loading last failed; Infinity while it has not (`now - Infinity` < anything). */
+  let failedAt = Infinity;
+  const load = () => {
+    // Kept once loaded; after a failure, tried again once LOAD_RETRY_MS passed.
+    if (loaded !== undefined && Date.now() - failedAt < LOAD_RETRY_MS) return loaded;
+    failedAt = Infinity;
+    // A literal dynamic import: packers see `jose` (a declared dependency of
+    // the package), and a server that never checks a token never loads it.
+    return loaded = import("jose").then((jose) => ({
       jose,
       keys: options.jwksUrl !== undefined
         ? new RemoteKeys(jose, options.jwksUrl, {
@@ -140,7 +171,11 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
           timeoutMs: options.jwksTimeoutMs ?? 2_000,
         }).getKey
         : jose.createLocalJWKSet({ keys: options.keys as never }),
-    }));
+    })).catch((error) => {
+      failedAt = Date.now();
+      throw unusable("jose or its keys could not be loaded", error);
+    });
+  };
   return async (token, _request, resource) => {
     const { jose, keys } = await load();
     try {
@@ -154,6 +189,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       return authInfoOf(payload as Record<string, unknown>);
     } catch (error) {
       if (error instanceof VerifierUnavailableError) throw error;
+      if (!tokenFault(error)) throw unusable("the keys could not be used", error);
       throw new Error(describe(error));
     }
   };

@@ -11,6 +11,8 @@
  * - a JWKS endpoint that is down is fetched once per cooldown, not per
  *   request, and the answers are 503 with `Retry-After` at once; one that
  *   hangs costs one timeout, then fast answers;
+ * - a key set whose key cannot be used is the server's fault: 503, never
+ *   401, with no path or URL in the answer;
  * - requests with invalid tokens count toward the client's rate limit;
  * - 401, 403, 429 and 503 bodies echo the request's id when it was readable.
  */
@@ -35,13 +37,15 @@ const jwk = { ...(await jose.exportJWK(publicKey)), kid: "k1", alg: "RS256", use
 
 /** A JWKS endpoint on loopback whose answer the test chooses, counting fetches. */
 class JwksEndpoint {
-  mode: "up" | "down" | "hang" = "up";
+  mode: "up" | "down" | "hang" | "unusable" = "up";
   fetches = 0;
   readonly #held: (() => void)[] = [];
   readonly #server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
     this.fetches++;
     if (this.mode === "up") return Response.json({ keys: [jwk] });
     if (this.mode === "down") return new Response("down", { status: 503 });
+    // A key set that parses, whose key k1 no platform can import (a 1-byte modulus).
+    if (this.mode === "unusable") return Response.json({ keys: [{ ...jwk, n: "AQ" }] });
     // Hanging: answered only when the test ends.
     return new Promise<Response>((resolve) =>
       this.#held.push(() => resolve(new Response("late", { status: 503 })))
@@ -218,6 +222,29 @@ Deno.test("auth edges: a JWKS endpoint that is down is fetched once per cooldown
     const { stderr } = await server.stop();
     await jwks.close();
     assert.match(stderr, /auth\.jwks_failed|JWKS could not be fetched/);
+  }
+});
+
+Deno.test("auth edges: a JWKS key the server cannot use is its own fault: 503 without a path, never 401", async () => {
+  const jwks = new JwksEndpoint();
+  jwks.mode = "unusable";
+  const server = await serveWithAuth(jwks);
+  try {
+    const bearer = await sign({ sub: "ada", aud: server.url.href });
+    for (let i = 0; i < 3; i++) {
+      const response = await ping(server.url, i, bearer);
+      const body = await response.json();
+      assert.equal(response.status, 503, JSON.stringify(body));
+      assert.equal(body.id, i);
+      assert.ok(Number(response.headers.get("retry-after")) >= 1);
+      assert.equal(response.headers.get("www-authenticate"), null);
+      assert.doesNotMatch(JSON.stringify(body), /jwks|127\.0\.0\.1|\/work|node_modules|file:/);
+    }
+  } finally {
+    const { stderr } = await server.stop();
+    await jwks.close();
+    // The operator learns the cause from the log, once for the three.
+    assert.equal(stderr.match(/the JWT verifier failed: the keys could not be used/g)?.length, 1);
   }
 });
 

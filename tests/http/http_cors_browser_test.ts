@@ -3,13 +3,16 @@
  * `.ci/run` installs) loads a page from one loopback origin whose script
  * calls the MCP server on another origin with `fetch` — through a preflight,
  * as its MCP headers are not CORS-safelisted — in the 2025-11-25 session
- * era and the 2026-07-28 stateless era. A page on an origin that is not on
- * the allow-list fails. The page reports back to its own server; Chromium is
+ * era and the 2026-07-28 stateless era, and calls the everything example's
+ * `test_x_mcp_header`, whose argument 2026-07-28 clients mirror into an
+ * `Mcp-Param-Region` header (which the preflight must allow). A page on an
+ * origin that is not on the allow-list fails. The page reports back to its own server; Chromium is
  * killed afterwards, so nothing is left behind.
  */
 
 import assert from "node:assert/strict";
 import { createHttpHandler } from "@anubis/transport-http";
+import everything from "../../examples/everything.ts";
 import { META_2026, testServer } from "../helpers/http_helpers.ts";
 
 const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => {
@@ -20,13 +23,16 @@ const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) 
   }
 });
 
-/** The page's script: both eras against `mcp`, results posted to `/result`. */
-function pageScript(mcp: string): string {
+/**
+ * The page's script: both eras against `mcp`, a header-mirrored argument
+ * against `everything`, results posted to `/result`.
+ */
+function pageScript(mcp: string, everything: string): string {
   return `
 const meta = ${JSON.stringify(META_2026)};
 const accept = "application/json, text/event-stream";
-async function rpc(headers, body) {
-  const response = await fetch(${JSON.stringify(mcp)}, {
+async function rpc(headers, body, url = ${JSON.stringify(mcp)}) {
+  const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept, ...headers },
     body: JSON.stringify(body),
@@ -53,6 +59,13 @@ async function run() {
       { jsonrpc: "2.0", id: 3, method: "tools/call",
         params: { name: "echo", arguments: { text: "stateless" }, _meta: meta } });
     out.stateless = stateless.json.result.content[0].text;
+    const mirrored = await rpc(
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
+        "mcp-name": "test_x_mcp_header", "mcp-param-region": "eu-west-1" },
+      { jsonrpc: "2.0", id: 4, method: "tools/call",
+        params: { name: "test_x_mcp_header", arguments: { region: "eu-west-1" }, _meta: meta } },
+      ${JSON.stringify(everything)});
+    out.mirrored = mirrored.json.result?.content[0].text ?? JSON.stringify(mirrored.json);
   } catch (error) {
     out.error = String(error);
   }
@@ -63,7 +76,7 @@ run();
 }
 
 /** Serves the page on its own loopback origin and resolves with what it reported. */
-function pageServer(mcpUrl: () => string) {
+function pageServer(mcpUrl: () => string, everythingUrl: () => string) {
   let report!: (value: Record<string, unknown>) => void;
   const result = new Promise<Record<string, unknown>>((resolve) => (report = resolve));
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
@@ -73,7 +86,9 @@ function pageServer(mcpUrl: () => string) {
       return new Response("ok");
     }
     if (path === "/page.js") {
-      return new Response(pageScript(mcpUrl()), { headers: { "content-type": "text/javascript" } });
+      return new Response(pageScript(mcpUrl(), everythingUrl()), {
+        headers: { "content-type": "text/javascript" },
+      });
     }
     return new Response('<!doctype html><script src="/page.js"></script>', {
       headers: { "content-type": "text/html" },
@@ -122,28 +137,38 @@ async function browse(
 
 Deno.test({
   name:
-    "cors browser: a page on an allowed origin calls both eras through a preflight; another origin fails",
+    "cors browser: a page on an allowed origin calls both eras and a header-mirrored argument through a preflight; another origin fails",
   ignore: CHROMIUM === undefined,
   async fn() {
     let mcp = "";
-    const allowed = pageServer(() => mcp);
-    const other = pageServer(() => mcp);
+    let everythingUrl = "";
+    const allowed = pageServer(() => mcp, () => everythingUrl);
+    const other = pageServer(() => mcp, () => everythingUrl);
     const handler = createHttpHandler(testServer(), {
       keepAliveMs: 0,
+      cors: { origins: [allowed.origin] },
+    });
+    const everythingHandler = createHttpHandler(everything, {
+      keepAliveMs: 0,
+      path: "/everything",
       cors: { origins: [allowed.origin] },
     });
     const preflights: string[] = [];
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
       if (request.method === "OPTIONS") preflights.push(request.headers.get("origin") ?? "");
-      return handler(request);
+      return new URL(request.url).pathname === "/everything"
+        ? everythingHandler(request)
+        : handler(request);
     });
     mcp = `http://127.0.0.1:${server.addr.port}/mcp`;
+    everythingUrl = `http://127.0.0.1:${server.addr.port}/everything`;
     try {
       const ok = await browse(allowed.origin + "/", allowed.result);
       assert.deepEqual(ok, {
         session: true,
         legacy: "echo: legacy",
         stateless: "echo: stateless",
+        mirrored: "Region: eu-west-1",
       });
       assert.ok(preflights.includes(allowed.origin), "the browser sent a preflight");
       const refused = await browse(other.origin + "/", other.result);
@@ -152,6 +177,7 @@ Deno.test({
       assert.ok(preflights.includes(other.origin), "the other page's preflight was refused");
     } finally {
       handler.close();
+      everythingHandler.close();
       await server.shutdown();
       await allowed.server.shutdown();
       await other.server.shutdown();

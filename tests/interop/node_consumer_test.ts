@@ -6,13 +6,17 @@
  * declarations checked too) together with the server of the README's "Use
  * from Node" section, and run under plain `node`: stdio, HTTP on `node:http`
  * through `@hono/node-server` with the KV stores on `npm:@deno/kv`, the
- * README's server, and the CLI (which says it needs Deno). Ignored only when
- * `npm` is not installed.
+ * README's server, bearer auth with `jwtVerifier` (a real RS256 token, made
+ * with `jose`, checked against a JWKS served here on loopback; without `jose`
+ * installed, 503 without a path, never 401), and the CLI (which says it needs
+ * Deno). Ignored only when `npm` is not installed.
  */
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import * as jose from "jose";
 import { type CommandResult, runCommand } from "../helpers/command.ts";
+import { headers2026, post, request2026 } from "../helpers/http_helpers.ts";
 import { packWorkspace } from "./node_consumer/pack.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -190,7 +194,14 @@ Deno.test({
         JSON.stringify({ name: "anubis-node-consumer", private: true, type: "module" }) + "\n",
       );
       await Deno.copyFile(`${FIXTURE}/tsconfig.json`, `${project}/tsconfig.json`);
-      for (const file of ["stdio_server.ts", "http_server.ts", "drive.ts", "otel_check.ts"]) {
+      const sources = [
+        "stdio_server.ts",
+        "http_server.ts",
+        "auth_server.ts",
+        "drive.ts",
+        "otel_check.ts",
+      ];
+      for (const file of sources) {
         await Deno.copyFile(`${FIXTURE}/src/${file}`, `${project}/src/${file}`);
       }
       await Deno.writeTextFile(`${project}/src/readme_server.ts`, await readmeNodeServer());
@@ -348,6 +359,95 @@ Deno.test({
           assert.equal(end.code, 0, end.stderr);
         }
       });
+
+      await t.step(
+        "jwtVerifier under node: jose is a dependency, a real RS256 token is verified; without jose, 503 without a path",
+        async () => {
+          const manifest = JSON.parse(
+            await Deno.readTextFile(`${project}/node_modules/@anubis/transport-http/package.json`),
+          );
+          assert.ok(manifest.dependencies?.jose, "the packed transport depends on jose");
+          const issuer = "https://issuer.test";
+          const { publicKey, privateKey } = await jose.generateKeyPair("RS256");
+          const jwk = { ...(await jose.exportJWK(publicKey)), kid: "k1", alg: "RS256" };
+          const jwks = Deno.serve(
+            { hostname: "127.0.0.1", port: 0, onListen() {} },
+            () => Response.json({ keys: [jwk] }),
+          );
+          const whoami = async (url: string, bearer?: string) => {
+            const response = await post(
+              url,
+              request2026(7, "tools/call", { name: "whoami", arguments: {} }),
+              {
+                ...headers2026("tools/call", "whoami"),
+                ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+              },
+            );
+            return { status: response.status, body: await response.text() };
+          };
+          // Where npm put jose (hoisted, or under the transport).
+          const joseDirs = [
+            `${project}/node_modules/jose`,
+            `${project}/node_modules/@anubis/transport-http/node_modules/jose`,
+          ].filter((dir) => {
+            try {
+              return Deno.statSync(dir).isDirectory;
+            } catch {
+              return false;
+            }
+          });
+          assert.ok(joseDirs.length > 0, "npm installed jose");
+          try {
+            const jwksUrl = `http://127.0.0.1:${jwks.addr.port}/jwks`;
+            const server = await startNode(["dist/auth_server.js", issuer, jwksUrl], project);
+            let url = "";
+            try {
+              url = JSON.parse(server.firstLine).url;
+              const token = await new jose.SignJWT({ scope: "mcp:tools" })
+                .setProtectedHeader({ alg: "RS256", kid: "k1" })
+                .setIssuer(issuer)
+                .setAudience(url)
+                .setSubject("ada")
+                .setIssuedAt()
+                .setExpirationTime("10m")
+                .sign(privateKey);
+              const ok = await whoami(url, token);
+              assert.equal(ok.status, 200, ok.body);
+              assert.equal(JSON.parse(ok.body).result.content[0].text, "ada mcp:tools");
+              const anonymous = await whoami(url);
+              assert.equal(anonymous.status, 401, anonymous.body);
+            } finally {
+              const end = await server.stop();
+              assert.equal(end.code, 0, end.stderr);
+            }
+
+            // jose gone (a broken install): the server's fault, not the token's.
+            for (const dir of joseDirs) await Deno.rename(dir, `${dir}.off`);
+            const broken = await startNode(["dist/auth_server.js", issuer, jwksUrl], project);
+            let brokenLog = "";
+            try {
+              const brokenUrl = JSON.parse(broken.firstLine).url;
+              const token = await new jose.SignJWT({ scope: "mcp:tools" })
+                .setProtectedHeader({ alg: "RS256", kid: "k1" })
+                .setIssuer(issuer)
+                .setAudience(brokenUrl)
+                .setSubject("ada")
+                .setExpirationTime("10m")
+                .sign(privateKey);
+              const refused = await whoami(brokenUrl, token);
+              assert.equal(refused.status, 503, refused.body);
+              assert.doesNotMatch(refused.body, /node_modules|\/tmp|jose|file:/);
+            } finally {
+              brokenLog = (await broken.stop()).stderr;
+            }
+            // The operator's log names the cause.
+            assert.match(brokenLog, /the JWT verifier failed/);
+          } finally {
+            for (const dir of joseDirs) await Deno.rename(`${dir}.off`, dir).catch(() => {});
+            await jwks.shutdown();
+          }
+        },
+      );
 
       await t.step("the packed cli under node: one line naming Deno, exit 1", async () => {
         const cli = await run("node", ["node_modules/@anubis/cli/main.js", "serve", "x"], project);
