@@ -19,6 +19,7 @@ import {
   errorResponse,
   type Exchange,
   type JsonRpcMessage,
+  LOG_LEVELS,
   type Reply,
   reportUnencodable,
   splitBatch,
@@ -629,6 +630,7 @@ export class LegacyEndpoint {
       stream = await standalone.attach(
         resumable ? lastEventIdOf(request) : undefined,
         priming,
+        resumable && this.#gapNotice(session),
       );
     } catch (error) {
       release?.();
@@ -935,6 +937,21 @@ export class LegacyEndpoint {
       );
     }
     return entry;
+  }
+
+  /**
+   * Whether a resumed stream that lost events also says so as a
+   * `notifications/message` warning: the session's version has the method,
+   * the server declares logging, and the level the client set with
+   * `logging/setLevel` (none: everything) lets a warning through, as for any
+   * other log message. The `gap` event is sent regardless.
+   */
+  #gapNotice(session: SessionEntry["session"]): boolean {
+    const dialect = session.dialect;
+    if (!dialect?.serverNotificationMethods.includes("notifications/message")) return false;
+    if (this.#engine.server.capabilities.logging === undefined) return false;
+    const level = session.logLevel;
+    return !level || LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf("warning");
   }
 
   /** GET and DELETE without a session from a stateless client: 405 (digest §6). */

@@ -25,6 +25,21 @@ function encodeGap(from: number, to: number): Uint8Array {
   return encodeSseEvent({ event: "gap", data: JSON.stringify({ from, to }) });
 }
 
+/**
+ * The same loss as a JSON-RPC notification the official clients surface
+ * (they dispatch only `message` events): a `notifications/message` warning
+ * from logger `anubis.resume` with data `{ lostEvents: { from, to } }`. No
+ * id and not recorded: the client's cursor stays on the priming id, so its
+ * next resume asks for the same events, and a later resume never replays it.
+ */
+function encodeGapNotice(from: number, to: number): Uint8Array {
+  return encodeSseMessage(JSON.stringify({
+    jsonrpc: "2.0",
+    method: "notifications/message",
+    params: { level: "warning", logger: "anubis.resume", data: { lostEvents: { from, to } } },
+  }));
+}
+
 /** The record that opens a standalone connection: skipped on replay, and no POST stream. */
 const STREAM_OPENED = "GET\n";
 
@@ -203,6 +218,8 @@ export class StandaloneStream {
    *
    * @param lastEventId The client's `Last-Event-ID` (only with a store).
    * @param priming Whether the client's version expects a priming event (2025-11-25 on).
+   * @param gapNotice Whether lost events are also told as a `notifications/message`
+   *   warning (the session's version has it and its log level lets a warning through).
    * @returns The connection's SSE body.
    * @throws When the store cannot prime or replay (the caller fails closed).
    *
@@ -225,7 +242,11 @@ export class StandaloneStream {
    * assert.equal(text.includes("id: 1\n"), true);
    * ```
    */
-  async attach(lastEventId: number | undefined, priming: boolean): Promise<SseStream> {
+  async attach(
+    lastEventId: number | undefined,
+    priming: boolean,
+    gapNotice = false,
+  ): Promise<SseStream> {
     clearTimeout(this.#grace);
     const stream = new SseStream({ keepAliveMs: this.#options.keepAliveMs });
     const store = this.#options.eventStore;
@@ -258,9 +279,14 @@ export class StandaloneStream {
         const events = await store.replay(this.sessionId, cursor);
         // Ids are consecutive per session: a first event past the next id
         // means the store dropped what lay between (its retention). Said
-        // before the replay, as an `event: gap` clients that do not know it ignore.
+        // before the replay: as a log warning the official clients surface
+        // (when the session lets one through), then as an `event: gap`
+        // clients that do not know it ignore.
         const next = events.length > 0 ? events[0].id : latest + 1;
-        if (next > cursor + 1) stream.write(encodeGap(cursor + 1, next - 1));
+        if (next > cursor + 1) {
+          if (gapNotice) stream.write(encodeGapNotice(cursor + 1, next - 1));
+          stream.write(encodeGap(cursor + 1, next - 1));
+        }
         for (const event of events) this.#deliver(connection, event);
       }
     } catch (error) {

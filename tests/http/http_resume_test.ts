@@ -299,7 +299,19 @@ Deno.test("http resume: many sessions at once each get exactly their own ids", a
   }
 });
 
-Deno.test("http resume: after the store dropped events, the resumed stream says so with event: gap first", async () => {
+/** The warning a resumed stream that lost events `from`..`to` carries as a `message` event. */
+function gapNotice(from: number, to: number): ParsedEvent {
+  return {
+    event: "message",
+    data: JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "warning", logger: "anubis.resume", data: { lostEvents: { from, to } } },
+    }),
+  };
+}
+
+Deno.test("http resume: after the store dropped events, the resumed stream says so (priming, warning, gap, replay)", async () => {
   const server = start({ eventStore: new MemoryEventStore({ maxEventsPerSession: 3 }) });
   const notify = server.handler.engine.server.notify;
   try {
@@ -308,18 +320,50 @@ Deno.test("http resume: after the store dropped events, the resumed stream says 
     for (let i = 0; i < 6; i++) notify.toolsListChanged();
     const resumed = new SseReader(await open(server.url, sessionId, "1"));
     assert.deepEqual(await resumed.next(), { id: "1", retry: "3000", data: "" });
+    // Neither the warning nor the gap event has an id: the client's cursor stays on 1.
+    assert.deepEqual(await resumed.next(), gapNotice(2, 3));
     assert.deepEqual(await resumed.next(), { event: "gap", data: '{"from":2,"to":3}' });
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push((await nextData(resumed)).id);
     assert.deepEqual(ids, ["4", "5", "6"]);
     await resumed.cancel();
-    // A resume with nothing dropped has no gap event.
+    // A resume with nothing dropped has neither; the warning was not recorded either.
     const whole = new SseReader(await open(server.url, sessionId, "4"));
     assert.deepEqual(await whole.next(), { id: "4", retry: "3000", data: "" });
     const next = await whole.next();
     assert.equal(next?.id, "5");
     assert.equal(next?.event, "message");
+    assert.equal(JSON.parse(next!.data!).method, "notifications/tools/list_changed");
     await whole.cancel();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("http resume: the lost-events warning honours logging/setLevel, the gap event does not; 2025-03-26 has it unprimed", async () => {
+  const server = start({ eventStore: new MemoryEventStore({ maxEventsPerSession: 2 }) });
+  const notify = server.handler.engine.server.notify;
+  try {
+    const quiet = await initialize(server.url, "2025-03-26");
+    const level = await post(
+      server.url,
+      { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "error" } },
+      { "mcp-session-id": quiet },
+    );
+    assert.equal(level.status, 200);
+    await level.body?.cancel();
+    const loud = await initialize(server.url, "2025-03-26");
+    // Each session records ids 1..4 and keeps 3..4.
+    for (let i = 0; i < 4; i++) notify.toolsListChanged();
+    const heard = new SseReader(await open(server.url, loud, "1"));
+    assert.deepEqual(await heard.next(), gapNotice(2, 2));
+    assert.deepEqual(await heard.next(), { event: "gap", data: '{"from":2,"to":2}' });
+    assert.equal((await heard.next())?.id, "3");
+    await heard.cancel();
+    const muted = new SseReader(await open(server.url, quiet, "1"));
+    assert.deepEqual(await muted.next(), { event: "gap", data: '{"from":2,"to":2}' });
+    assert.equal((await muted.next())?.id, "3");
+    await muted.cancel();
   } finally {
     await server.close();
   }
