@@ -100,7 +100,10 @@ export interface ToolDefinition<Args = Record<string, unknown>, Output = unknown
   /**
    * OAuth scopes a caller needs (all of them) to list and call this tool,
    * read from `frame.context.authInfo.scopes`; without them the tool is
-   * hidden from `tools/list` and unknown to `tools/call`.
+   * hidden from `tools/list`, and `tools/call` refuses it with a JSON-RPC
+   * error (`-32600`, `data: { name, scopes }`) that the HTTP transport
+   * answers with 403 and the `insufficient_scope` challenge naming the
+   * scopes (step-up), in both eras.
    */
   requiredScopes?: readonly string[];
   /** A display name. */

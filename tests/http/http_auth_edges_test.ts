@@ -74,9 +74,13 @@ function sign(
     .sign(key);
 }
 
-/** `cli serve examples/hello.ts --http` with auth on the endpoint, and `flags`. */
-function serveWithAuth(jwks: JwksEndpoint, flags: string[] = []): Promise<HttpServerProcess> {
-  return startCli("examples/hello.ts", [
+/** `cli serve <module> --http` (hello by default) with auth on the endpoint, and `flags`. */
+function serveWithAuth(
+  jwks: JwksEndpoint,
+  flags: string[] = [],
+  module = "examples/hello.ts",
+): Promise<HttpServerProcess> {
+  return startCli(module, [
     "--port",
     "0",
     "--auth-issuer",
@@ -395,6 +399,95 @@ Deno.test("auth edges: a 403 insufficient_scope echoes the id; stale keys are us
     assert.equal(jwks.fetches, 2, "no fetch during the cooldown");
   } finally {
     await s.close();
+    await jwks.close();
+  }
+});
+
+/** A `tools/call` or `tools/list` in the stateless era (2026-07-28) with this token. */
+function stateless(
+  url: URL,
+  bearer: string,
+  id: number,
+  method: "tools/list" | "tools/call",
+  name?: string,
+): Promise<Response> {
+  return post(String(url), request2026(id, method, name === undefined ? {} : { name }), {
+    ...headers2026(method, name),
+    authorization: `Bearer ${bearer}`,
+  });
+}
+
+Deno.test("auth edges: a tool needing a scope the token lacks is hidden and answers 403 insufficient_scope naming it (step-up), in both eras", async () => {
+  const jwks = new JwksEndpoint();
+  const server = await serveWithAuth(jwks, [], "tests/helpers/scoped_server.ts");
+  try {
+    const aud = String(server.url);
+    const plain = await sign({ sub: "ada", aud });
+    const admin = await sign({ sub: "ada", aud, scope: "mcp mcp:admin" });
+    const names = async (response: Response) =>
+      ((await response.json()).result.tools as { name: string }[]).map((t) => t.name);
+
+    // Stateless: hidden from the list, 403 + challenge at the call, the id echoed.
+    assert.deepEqual(await names(await stateless(server.url, plain, 1, "tools/list")), ["whoami"]);
+    const refused = await stateless(server.url, plain, 2, "tools/call", "purge");
+    assert.equal(refused.status, 403);
+    const challenge = refused.headers.get("www-authenticate") ?? "";
+    assert.match(challenge, /^Bearer /);
+    assert.match(challenge, /error="insufficient_scope"/);
+    assert.match(challenge, /scope="mcp:admin"/);
+    assert.match(
+      challenge,
+      /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource/,
+    );
+    const body = await refused.json();
+    assert.equal(body.id, 2);
+    assert.deepEqual(body.error.data, { name: "purge", scopes: ["mcp:admin"] });
+    // A tool that does not exist stays unknown (no 403, no challenge).
+    const unknown = await stateless(server.url, plain, 3, "tools/call", "nothing");
+    assert.notEqual(unknown.status, 403);
+    assert.equal(unknown.headers.get("www-authenticate"), null);
+    assert.match((await unknown.json()).error.message, /Unknown tool/);
+    // With the scope: listed and called.
+    assert.deepEqual(await names(await stateless(server.url, admin, 4, "tools/list")), [
+      "purge",
+      "whoami",
+    ]);
+    const called = await stateless(server.url, admin, 5, "tools/call", "purge");
+    assert.equal(called.status, 200);
+    assert.equal((await called.json()).result.content[0].text, "purged");
+
+    // Legacy session (2025-11-25): the same.
+    const auth = { authorization: `Bearer ${plain}` };
+    const opened = await post(String(server.url), initializeRequest(0), auth);
+    await opened.body?.cancel();
+    const session = opened.headers.get("mcp-session-id")!;
+    assert.ok(session);
+    const legacy = { ...auth, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    const done = await post(String(server.url), {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, legacy);
+    await done.body?.cancel();
+    const list = await post(String(server.url), {
+      jsonrpc: "2.0",
+      id: 6,
+      method: "tools/list",
+    }, legacy);
+    assert.deepEqual(await names(list), ["whoami"]);
+    const call = await post(String(server.url), {
+      jsonrpc: "2.0",
+      id: "seven",
+      method: "tools/call",
+      params: { name: "purge" },
+    }, legacy);
+    assert.equal(call.status, 403);
+    assert.match(
+      call.headers.get("www-authenticate") ?? "",
+      /error="insufficient_scope", scope="mcp:admin"/,
+    );
+    assert.equal((await call.json()).id, "seven");
+  } finally {
+    await server.stop();
     await jwks.close();
   }
 });
