@@ -491,3 +491,31 @@ Deno.test("auth edges: a tool needing a scope the token lacks is hidden and answ
     await jwks.close();
   }
 });
+
+Deno.test("auth edges: --auth-scopes refuses a token lacking a global scope with 403 insufficient_scope naming them", async () => {
+  const jwks = new JwksEndpoint();
+  const server = await serveWithAuth(jwks, ["--auth-scopes", "mcp,mcp:write"]);
+  try {
+    const aud = String(server.url);
+    const refused = await ping(server.url, 11, await sign({ sub: "ada", aud, scope: "mcp" }));
+    assert.equal(refused.status, 403);
+    assert.match(
+      refused.headers.get("www-authenticate") ?? "",
+      /error="insufficient_scope", scope="mcp mcp:write"/,
+    );
+    assert.equal((await refused.json()).id, 11);
+    const allowed = await ping(
+      server.url,
+      12,
+      await sign({ sub: "ada", aud, scope: "mcp:write mcp" }),
+    );
+    assert.equal(allowed.status, 200);
+    await allowed.body?.cancel();
+    // The metadata advertises them.
+    const metadata = await fetch(new URL("/.well-known/oauth-protected-resource/mcp", server.url));
+    assert.deepEqual((await metadata.json()).scopes_supported, ["mcp", "mcp:write"]);
+  } finally {
+    await server.stop();
+    await jwks.close();
+  }
+});
