@@ -39,6 +39,24 @@ export class InsufficientScopeError extends McpError {
   }
 }
 
+/** Whether the frame's caller (`frame.context.authInfo.scopes`) holds every one of the scopes. */
+export function holdsScopes(frame: Frame, scopes: readonly string[]): boolean {
+  const granted = (frame.context.authInfo as { scopes?: unknown } | undefined)?.scopes;
+  return Array.isArray(granted) && scopes.every((scope) => granted.includes(scope));
+}
+
+/**
+ * The scoped items of a listing the caller may see (all of them when none
+ * needs a scope: the same array, nothing copied).
+ */
+export function visibleByScope<T extends { requiredScopes?: readonly string[] }>(
+  items: T[],
+  frame: Frame,
+): T[] {
+  if (!items.some((item) => (item.requiredScopes?.length ?? 0) > 0)) return items;
+  return items.filter((item) => !item.requiredScopes || holdsScopes(frame, item.requiredScopes));
+}
+
 /** The error reply to a request; stateless-era errors get their HTTP status. */
 export function errorReply(request: JsonRpcRequest, thrown: unknown, era: Era = "legacy"): Reply {
   const error = McpError.from(thrown);

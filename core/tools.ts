@@ -7,7 +7,7 @@
 
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Frame } from "./frame.ts";
-import { InsufficientScopeError } from "./reply.ts";
+import { holdsScopes, InsufficientScopeError } from "./reply.ts";
 import { andThen, isThenable } from "./awaitable.ts";
 import {
   compileValidator,
@@ -192,16 +192,10 @@ function scoped(server: McpServer): boolean {
  */
 export function unknownTool(server: McpServer, frame: Frame, name: string): McpError {
   const needed = server.tools.get(name)?.requiredScopes;
-  if (needed && needed.length > 0 && !holds(frame, needed)) {
+  if (needed && needed.length > 0 && !holdsScopes(frame, needed)) {
     return new InsufficientScopeError("tool", name, needed);
   }
   return new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
-}
-
-/** Whether the frame's caller holds every one of the scopes. */
-function holds(frame: Frame, scopes: readonly string[]): boolean {
-  const granted = (frame.context.authInfo as { scopes?: unknown } | undefined)?.scopes;
-  return Array.isArray(granted) && scopes.every((scope) => granted.includes(scope));
 }
 
 /** The tools whose required scopes the frame's caller holds. */

@@ -1,6 +1,7 @@
 /**
- * A server with one tool that needs the `mcp:admin` scope (`purge`) and one
- * that needs none (`whoami`), for the per-tool scope tests.
+ * A server with a tool, a resource and a prompt that need the `mcp:admin`
+ * scope (`purge`, `secret://plans`, `confess`) and a tool that needs none
+ * (`whoami`), for the scope tests.
  */
 
 import { defineServer } from "@anubis/core";
@@ -19,6 +20,22 @@ export default defineServer({
       name: "whoami",
       description: "Needs no scope",
       handler: () => "someone",
+    },
+  ],
+  resources: [
+    { uri: "public://news", name: "news", read: () => "all quiet" },
+    {
+      uri: "secret://plans",
+      name: "plans",
+      requiredScopes: ["mcp:admin"],
+      read: () => "the plans",
+    },
+  ],
+  prompts: [
+    {
+      name: "confess",
+      requiredScopes: ["mcp:admin"],
+      handler: () => [{ role: "user", content: { type: "text", text: "confess" } }],
     },
   ],
 });

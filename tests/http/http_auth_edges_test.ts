@@ -519,3 +519,62 @@ Deno.test("auth edges: --auth-scopes refuses a token lacking a global scope with
     await jwks.close();
   }
 });
+
+Deno.test("auth edges: a resource or prompt needing a scope the token lacks is hidden from its list and refused with 403 insufficient_scope at read/get", async () => {
+  const jwks = new JwksEndpoint();
+  const server = await serveWithAuth(jwks, [], "tests/helpers/scoped_server.ts");
+  try {
+    const aud = String(server.url);
+    const plain = await sign({ sub: "ada", aud });
+    const admin = await sign({ sub: "ada", aud, scope: "mcp mcp:admin" });
+    const ask = (
+      bearer: string,
+      id: number,
+      method: string,
+      params: Record<string, unknown> = {},
+      name?: string,
+    ) =>
+      post(String(server.url), request2026(id, method, params), {
+        ...headers2026(method, name),
+        authorization: `Bearer ${bearer}`,
+      });
+    const uris = async (bearer: string) =>
+      ((await (await ask(bearer, 1, "resources/list")).json()).result.resources as {
+        uri: string;
+      }[]).map((r) => r.uri);
+    const prompts = async (bearer: string) =>
+      ((await (await ask(bearer, 2, "prompts/list")).json()).result.prompts as {
+        name: string;
+      }[]).map((p) => p.name);
+    assert.deepEqual(await uris(plain), ["public://news"]);
+    assert.deepEqual(await uris(admin), ["public://news", "secret://plans"]);
+    assert.deepEqual(await prompts(plain), []);
+    assert.deepEqual(await prompts(admin), ["confess"]);
+
+    const refusedRead = await ask(
+      plain,
+      3,
+      "resources/read",
+      { uri: "secret://plans" },
+      "secret://plans",
+    );
+    assert.equal(refusedRead.status, 403);
+    assert.match(
+      refusedRead.headers.get("www-authenticate") ?? "",
+      /error="insufficient_scope", scope="mcp:admin"/,
+    );
+    assert.equal((await refusedRead.json()).id, 3);
+    const refusedGet = await ask(plain, 4, "prompts/get", { name: "confess" }, "confess");
+    assert.equal(refusedGet.status, 403);
+    assert.match(refusedGet.headers.get("www-authenticate") ?? "", /scope="mcp:admin"/);
+    assert.equal((await refusedGet.json()).id, 4);
+
+    const read = await ask(admin, 5, "resources/read", { uri: "secret://plans" }, "secret://plans");
+    assert.equal((await read.json()).result.contents[0].text, "the plans");
+    const got = await ask(admin, 6, "prompts/get", { name: "confess" }, "confess");
+    assert.equal((await got.json()).result.messages[0].content.text, "confess");
+  } finally {
+    await server.stop();
+    await jwks.close();
+  }
+});
