@@ -403,27 +403,37 @@ Deno.test("auth edges: a 403 insufficient_scope echoes the id; stale keys are us
   }
 });
 
-/** A `tools/call` or `tools/list` in the stateless era (2026-07-28) with this token. */
+/** A stateless-era (2026-07-28) request with this token (`params` default to `{ name }`). */
 function stateless(
   url: URL,
   bearer: string,
   id: number,
-  method: "tools/list" | "tools/call",
+  method: string,
   name?: string,
+  params: Record<string, unknown> = name === undefined ? {} : { name },
 ): Promise<Response> {
-  return post(String(url), request2026(id, method, name === undefined ? {} : { name }), {
+  return post(String(url), request2026(id, method, params), {
     ...headers2026(method, name),
     authorization: `Bearer ${bearer}`,
   });
 }
 
-Deno.test("auth edges: a tool needing a scope the token lacks is hidden and answers 403 insufficient_scope naming it (step-up), in both eras", async () => {
+/** The scoped helper server behind an RS256 issuer, with a token lacking `mcp:admin` and one holding it. */
+async function serveScoped() {
   const jwks = new JwksEndpoint();
   const server = await serveWithAuth(jwks, [], "tests/helpers/scoped_server.ts");
+  const aud = String(server.url);
+  return {
+    jwks,
+    server,
+    plain: await sign({ sub: "ada", aud }),
+    admin: await sign({ sub: "ada", aud, scope: "mcp mcp:admin" }),
+  };
+}
+
+Deno.test("auth edges: a tool needing a scope the token lacks is hidden and answers 403 insufficient_scope naming it (step-up), in both eras", async () => {
+  const { jwks, server, plain, admin } = await serveScoped();
   try {
-    const aud = String(server.url);
-    const plain = await sign({ sub: "ada", aud });
-    const admin = await sign({ sub: "ada", aud, scope: "mcp mcp:admin" });
     const names = async (response: Response) =>
       ((await response.json()).result.tools as { name: string }[]).map((t) => t.name);
 
@@ -521,23 +531,15 @@ Deno.test("auth edges: --auth-scopes refuses a token lacking a global scope with
 });
 
 Deno.test("auth edges: a resource or prompt needing a scope the token lacks is hidden from its list and refused with 403 insufficient_scope at read/get", async () => {
-  const jwks = new JwksEndpoint();
-  const server = await serveWithAuth(jwks, [], "tests/helpers/scoped_server.ts");
+  const { jwks, server, plain, admin } = await serveScoped();
   try {
-    const aud = String(server.url);
-    const plain = await sign({ sub: "ada", aud });
-    const admin = await sign({ sub: "ada", aud, scope: "mcp mcp:admin" });
     const ask = (
       bearer: string,
       id: number,
       method: string,
       params: Record<string, unknown> = {},
       name?: string,
-    ) =>
-      post(String(server.url), request2026(id, method, params), {
-        ...headers2026(method, name),
-        authorization: `Bearer ${bearer}`,
-      });
+    ) => stateless(server.url, bearer, id, method, name, params);
     const uris = async (bearer: string) =>
       ((await (await ask(bearer, 1, "resources/list")).json()).result.resources as {
         uri: string;
