@@ -49,6 +49,8 @@ export interface ServeOptions {
   authJwks?: string;
   /** The token audience and canonical resource URL (default: the URL listened on). */
   authAudience?: string;
+  /** Scopes every request's token needs (else 403 `insufficient_scope`); needs `authIssuer`. */
+  authScopes?: string[];
   /** Signs `requestState` (else `ANUBIS_REQUEST_STATE_SECRET`, else shared through KV). */
   requestStateSecret?: string;
   /** A rotated-out secret that still opens states (else `ANUBIS_REQUEST_STATE_PREVIOUS_SECRET`). */
@@ -237,6 +239,9 @@ Options:
                             resource URL (default: the URL listened on, from
                             --host, --port and --path, never the request's
                             Host; behind a proxy, give the public URL)
+  --auth-scopes <scope,...> Scopes every request's token needs (with
+                            --auth-issuer); a token lacking one gets 403
+                            insufficient_scope naming them (repeatable)
   --request-state-secret <s>
                             Sign stateless multi round-trip state with this
                             secret (32+ characters; or the environment's
@@ -276,6 +281,7 @@ const VALUE_FLAGS = new Set([
   "--auth-issuer",
   "--auth-jwks",
   "--auth-audience",
+  "--auth-scopes",
   "--request-state-secret",
   "--request-state-previous-secret",
   "--rate-limit",
@@ -438,6 +444,9 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       case "--auth-audience":
         options.authAudience = value;
         break;
+      case "--auth-scopes":
+        (options.authScopes ??= []).push(...value.split(",").map((s) => s.trim()).filter((s) => s));
+        break;
       case "--cors":
         options.corsOrigins.push(...value.split(",").map((o) => o.trim()).filter((o) => o));
         break;
@@ -520,6 +529,16 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       if (url !== undefined && !URL.canParse(url)) {
         return { kind: "error", message: `--auth-* flags need URLs: ${url}` };
       }
+    }
+  }
+  if (options.authScopes !== undefined) {
+    if (options.authIssuer === undefined) {
+      return { kind: "error", message: "--auth-scopes needs --auth-issuer and --auth-jwks" };
+    }
+    // RFC 6749 scope tokens: printable ASCII but space, `"` and `\`.
+    const bad = options.authScopes.find((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope));
+    if (options.authScopes.length === 0 || bad !== undefined) {
+      return { kind: "error", message: `--auth-scopes needs scope names: ${bad ?? "none given"}` };
     }
   }
   return { kind: "serve", options };

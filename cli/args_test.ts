@@ -166,6 +166,29 @@ Deno.test("args: --auth-issuer, --auth-jwks and --auth-audience", () => {
   assert.match(error(["--http", "--auth-issuer", "x", "--auth-jwks", "y"])!, /need URLs/);
 });
 
+Deno.test("args: --auth-scopes a,b (repeatable) needs --auth-issuer and scope names", () => {
+  const base = ["serve", "s.ts", "--http", "--auth-issuer", "https://as.example", "--auth-jwks"];
+  const parsed = parseArgs([...base, "https://as.example/jwks", "--auth-scopes", "mcp, mcp:admin"]);
+  if (parsed.kind !== "serve") throw new Error(JSON.stringify(parsed));
+  assert.deepEqual(parsed.options.authScopes, ["mcp", "mcp:admin"]);
+  const twice = parseArgs([
+    ...base,
+    "https://as.example/jwks",
+    "--auth-scopes=a",
+    "--auth-scopes=b",
+  ]);
+  if (twice.kind !== "serve") throw new Error(JSON.stringify(twice));
+  assert.deepEqual(twice.options.authScopes, ["a", "b"]);
+  const error = (args: string[]) => {
+    const result = parseArgs(["serve", "s.ts", "--http", ...args]);
+    return result.kind === "error" ? result.message : undefined;
+  };
+  assert.match(error(["--auth-scopes", "mcp"])!, /needs --auth-issuer/);
+  const auth = ["--auth-issuer", "https://as.example", "--auth-jwks", "https://as.example/jwks"];
+  assert.match(error([...auth, "--auth-scopes", ","])!, /scope names: none given/);
+  assert.match(error([...auth, "--auth-scopes", 'a"b'])!, /scope names: a"b/);
+});
+
 Deno.test("args: --rate-limit N/s and --rate-limit-burst N", () => {
   const parsed = parseArgs(["serve", "s.ts", "--http", "--rate-limit", "0.5/s"]);
   assert.equal(parsed.kind, "serve");

@@ -674,5 +674,6 @@ function authOf(options: ServeOptions): AuthOptions | undefined {
     }),
     resource: options.authAudience,
     authorizationServers: [options.authIssuer],
+    requiredScopes: options.authScopes,
   };
 }

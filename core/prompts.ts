@@ -7,6 +7,7 @@
 import { ErrorCode, McpError } from "./errors.ts";
 import { paginate } from "./pagination.ts";
 import { pick, type Route } from "./route.ts";
+import { holdsScopes, InsufficientScopeError, visibleByScope } from "./reply.ts";
 import type { PromptDefinition } from "./server.ts";
 import type { GetPromptResult, PromptMessage } from "./types.ts";
 
@@ -30,7 +31,7 @@ function wire(prompt: PromptDefinition): Record<string, unknown> {
 /** Serves `prompts/list`. */
 export function listPrompts(route: Route): Promise<Record<string, unknown>> {
   const page = paginate(
-    [...route.server.prompts.values()],
+    visibleByScope([...route.server.prompts.values()], route.frame),
     route.params.cursor as string | undefined,
     route.server.definition.pageSize,
   );
@@ -47,6 +48,10 @@ export async function getPrompt(route: Route): Promise<Record<string, unknown>> 
   const prompt = server.prompts.get(name);
   if (!prompt && !server.definition.handlePromptGet) {
     throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown prompt: ${name}`, { name });
+  }
+  const needed = prompt?.requiredScopes;
+  if (needed && needed.length > 0 && !holdsScopes(frame, needed)) {
+    throw new InsufficientScopeError("prompt", name, needed);
   }
   const missing = prompt?.arguments?.filter((a) => a.required && typeof args[a.name] !== "string");
   if (missing?.length) {

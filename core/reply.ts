@@ -23,11 +23,46 @@ const STATUS_400 = new Set<number>([
 /** Marks an error found in the request envelope, answered with HTTP 400. */
 export class EnvelopeError extends McpError {}
 
+/**
+ * A request for something that exists but needs OAuth scopes the caller's
+ * token lacks: answered with HTTP 403 in both eras, which the HTTP transport
+ * gives the `insufficient_scope` challenge naming `data.scopes` (step-up).
+ * Over stdio it stays a JSON-RPC error.
+ */
+export class InsufficientScopeError extends McpError {
+  constructor(what: string, name: string, scopes: readonly string[]) {
+    super(
+      ErrorCode.INVALID_REQUEST,
+      `Forbidden: ${what} ${name} needs scope ${scopes.join(" ")}`,
+      { name, scopes },
+    );
+  }
+}
+
+/** Whether the frame's caller (`frame.context.authInfo.scopes`) holds every one of the scopes. */
+export function holdsScopes(frame: Frame, scopes: readonly string[]): boolean {
+  const granted = (frame.context.authInfo as { scopes?: unknown } | undefined)?.scopes;
+  return Array.isArray(granted) && scopes.every((scope) => granted.includes(scope));
+}
+
+/**
+ * The scoped items of a listing the caller may see (all of them when none
+ * needs a scope: the same array, nothing copied).
+ */
+export function visibleByScope<T extends { requiredScopes?: readonly string[] }>(
+  items: T[],
+  frame: Frame,
+): T[] {
+  if (!items.some((item) => (item.requiredScopes?.length ?? 0) > 0)) return items;
+  return items.filter((item) => !item.requiredScopes || holdsScopes(frame, item.requiredScopes));
+}
+
 /** The error reply to a request; stateless-era errors get their HTTP status. */
 export function errorReply(request: JsonRpcRequest, thrown: unknown, era: Era = "legacy"): Reply {
   const error = McpError.from(thrown);
   let status = 200;
-  if (era === "stateless") {
+  if (thrown instanceof InsufficientScopeError) status = 403;
+  else if (era === "stateless") {
     if (thrown instanceof EnvelopeError || STATUS_400.has(error.code)) status = 400;
     else if (error.code === ErrorCode.METHOD_NOT_FOUND) status = 404;
     else if (error.code === ErrorCode.TOO_MANY_TASKS) status = 429;

@@ -7,6 +7,7 @@
 import { ErrorCode, McpError } from "./errors.ts";
 import { paginate } from "./pagination.ts";
 import { pick, type Route } from "./route.ts";
+import { holdsScopes, InsufficientScopeError, visibleByScope } from "./reply.ts";
 import type { ResourceReadReturn } from "./server.ts";
 import { readSkillFile, servesSkills, skillResources } from "./skill_routes.ts";
 import type { ResourceContents } from "./types.ts";
@@ -49,7 +50,7 @@ function wire(item: object, keys: readonly string[]): Record<string, unknown> {
 export function listResources(route: Route): Promise<Record<string, unknown>> {
   if (servesSkills(route.server)) return listWithSkills(route);
   const page = paginate(
-    [...route.server.resources.values()],
+    visibleByScope([...route.server.resources.values()], route.frame),
     route.params.cursor as string | undefined,
     route.server.definition.pageSize,
   );
@@ -61,7 +62,8 @@ export function listResources(route: Route): Promise<Record<string, unknown>> {
 }
 
 async function listWithSkills(route: Route): Promise<Record<string, unknown>> {
-  const fixed = [...route.server.resources.values()].map((r) => wire(r, RESOURCE_KEYS));
+  const fixed = visibleByScope([...route.server.resources.values()], route.frame)
+    .map((r) => wire(r, RESOURCE_KEYS));
   const skills = await skillResources(route.server, route.frame);
   const page = paginate(
     [...fixed, ...skills as object[] as Record<string, unknown>[]],
@@ -92,6 +94,10 @@ export async function readResource(route: Route): Promise<Record<string, unknown
   const { server, frame, dialect } = route;
   const uri = route.params.uri as string;
   const resource = server.resources.get(uri);
+  const needed = resource?.requiredScopes;
+  if (needed && needed.length > 0 && !holdsScopes(frame, needed)) {
+    throw new InsufficientScopeError("resource", uri, needed);
+  }
   let returned: ResourceReadReturn | undefined;
   let mimeType: string | undefined;
   if (resource?.read) {

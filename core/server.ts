@@ -100,7 +100,10 @@ export interface ToolDefinition<Args = Record<string, unknown>, Output = unknown
   /**
    * OAuth scopes a caller needs (all of them) to list and call this tool,
    * read from `frame.context.authInfo.scopes`; without them the tool is
-   * hidden from `tools/list` and unknown to `tools/call`.
+   * hidden from `tools/list`, and `tools/call` refuses it with a JSON-RPC
+   * error (`-32600`, `data: { name, scopes }`) that the HTTP transport
+   * answers with 403 and the `insufficient_scope` challenge naming the
+   * scopes (step-up), in both eras.
    */
   requiredScopes?: readonly string[];
   /** A display name. */
@@ -256,6 +259,13 @@ export interface PromptDefinition {
   icons?: Icon[];
   /** Extension metadata. */
   _meta?: Record<string, unknown>;
+  /**
+   * OAuth scopes a caller needs (all of them) to list and get this prompt,
+   * read from `frame.context.authInfo.scopes`; without them it is hidden from
+   * the listing and refused like a tool's (`-32600`; over HTTP 403
+   * `insufficient_scope` naming them).
+   */
+  requiredScopes?: readonly string[];
   /** Builds the messages; without it, `handlePromptGet` of the server is called. */
   handler?: (
     args: Record<string, string>,
@@ -326,6 +336,13 @@ export type ResourceReadReturn =
  * ```
  */
 export interface ResourceDefinition extends Resource {
+  /**
+   * OAuth scopes a caller needs (all of them) to list and read this resource,
+   * read from `frame.context.authInfo.scopes`; without them it is hidden from
+   * the listing and refused like a tool's (`-32600`; over HTTP 403
+   * `insufficient_scope` naming them).
+   */
+  requiredScopes?: readonly string[];
   /** Reads the resource; without it, `handleResourceRead` of the server is called. */
   read?: (uri: string, frame: Frame) => Awaitable<ResourceReadReturn>;
 }

@@ -29,7 +29,7 @@ import {
   type TaskStatus,
   type TaskStore,
 } from "./task_store.ts";
-import { visibleTools } from "./tools.ts";
+import { unknownTool, visibleTools } from "./tools.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
 /** How long a task is kept when the client asks for no TTL, and the most it may ask for. */
@@ -213,7 +213,7 @@ export class TaskRuntime {
     );
     const name = params.name as string;
     const tool = (await visibleTools(this.#target.server, frame)).get(name);
-    if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
+    if (!tool) throw unknownTool(this.#target.server, frame, name);
     if ((tool.execution?.taskSupport ?? "forbidden") === "forbidden") {
       throw new McpError(ErrorCode.METHOD_NOT_FOUND, `Tool ${name} cannot be called as a task`);
     }

@@ -7,6 +7,7 @@
 
 import { ErrorCode, McpError } from "./errors.ts";
 import type { Frame } from "./frame.ts";
+import { holdsScopes, InsufficientScopeError } from "./reply.ts";
 import { andThen, isThenable } from "./awaitable.ts";
 import {
   compileValidator,
@@ -184,6 +185,19 @@ function scoped(server: McpServer): boolean {
   return answer;
 }
 
+/**
+ * The error for a tool the caller cannot call: 403 `insufficient_scope`
+ * (step-up) for a static tool whose scopes the caller lacks, `Unknown tool`
+ * otherwise. Asked only on a miss, so a found tool costs nothing here.
+ */
+export function unknownTool(server: McpServer, frame: Frame, name: string): McpError {
+  const needed = server.tools.get(name)?.requiredScopes;
+  if (needed && needed.length > 0 && !holdsScopes(frame, needed)) {
+    return new InsufficientScopeError("tool", name, needed);
+  }
+  return new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
+}
+
 /** The tools whose required scopes the frame's caller holds. */
 function byScope(
   tools: ReadonlyMap<string, ToolDefinition<never>>,
@@ -236,7 +250,7 @@ function callVisible(
 ): Awaitable<Record<string, unknown>> {
   const name = route.params.name as string;
   const tool = tools.get(name);
-  if (!tool) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown tool: ${name}`, { name });
+  if (!tool) throw unknownTool(route.server, route.frame, name);
   // Looked up once for the input and the output checks.
   const compiled = compile(tool);
   const input = compiled.validateInput(route.params.arguments ?? {});

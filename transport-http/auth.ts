@@ -347,6 +347,38 @@ export class ResourceServer {
     this.#cache.set(token, { info, until });
   }
 
+  /** A `WWW-Authenticate` challenge: the metadata URL, the error and the scopes needed. */
+  #challenge(error: string | undefined, scopes: readonly string[] | undefined): string {
+    let challenge = `Bearer resource_metadata=${quoted(this.#metadataUrl)}`;
+    if (error !== undefined) challenge += `, error=${quoted(error)}`;
+    if (scopes && scopes.length > 0) challenge += `, scope=${quoted(scopes.join(" "))}`;
+    return challenge;
+  }
+
+  /**
+   * Gives a 403 the engine answered (a tool, resource or prompt whose
+   * `requiredScopes` the caller lacks; its JSON-RPC error names them in
+   * `data.scopes`) the `insufficient_scope` challenge of a step-up. Read only
+   * for a 403, so other answers cost a status comparison.
+   *
+   * @param response The 403 of an authenticated request.
+   */
+  async stepUp(response: Response): Promise<Response> {
+    const text = await response.text();
+    let scopes: unknown;
+    try {
+      scopes = (JSON.parse(text) as { error?: { data?: { scopes?: unknown } } }).error?.data
+        ?.scopes;
+    } catch {
+      // Not a JSON-RPC error: passed on as it was.
+    }
+    const answer = new Response(text, { status: 403, headers: response.headers });
+    if (Array.isArray(scopes) && scopes.every((scope) => typeof scope === "string")) {
+      answer.headers.set("www-authenticate", this.#challenge("insufficient_scope", scopes));
+    }
+    return answer;
+  }
+
   /**
    * The answer to a refusal: a JSON-RPC error echoing the request's id when
    * it could be read, with the spec's `WWW-Authenticate` (and `Retry-After`
@@ -361,10 +393,7 @@ export class ResourceServer {
     if (status === 503) {
       headers["retry-after"] = String(Math.max(1, Math.ceil((refusal.retryAfterMs ?? 0) / 1000)));
     } else {
-      let challenge = `Bearer resource_metadata=${quoted(this.#metadataUrl)}`;
-      if (error !== undefined) challenge += `, error=${quoted(error)}`;
-      const needed = refusal.scopes ?? this.#options.requiredScopes;
-      if (needed && needed.length > 0) challenge += `, scope=${quoted(needed.join(" "))}`;
+      let challenge = this.#challenge(error, refusal.scopes ?? this.#options.requiredScopes);
       if (error !== undefined && status !== 403) {
         challenge += `, error_description=${quoted(message.replace(/[^\x20-\x7e]/g, "?"))}`;
       }

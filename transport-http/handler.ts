@@ -703,7 +703,9 @@ export function createHttpHandler(
     const principal = principalOf(outcome.info);
     const client = principal !== undefined ? `principal:${principal}` : clientOf(context);
     if (client !== undefined) authed.client = client;
-    return await route(request, authed);
+    const response = await route(request, authed);
+    // A 403 of the engine: a scoped tool/resource/prompt, answered with the step-up challenge.
+    return response.status === 403 ? await auth!.stepUp(response) : response;
   };
 
   /**

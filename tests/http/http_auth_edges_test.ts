@@ -74,9 +74,13 @@ function sign(
     .sign(key);
 }
 
-/** `cli serve examples/hello.ts --http` with auth on the endpoint, and `flags`. */
-function serveWithAuth(jwks: JwksEndpoint, flags: string[] = []): Promise<HttpServerProcess> {
-  return startCli("examples/hello.ts", [
+/** `cli serve <module> --http` (hello by default) with auth on the endpoint, and `flags`. */
+function serveWithAuth(
+  jwks: JwksEndpoint,
+  flags: string[] = [],
+  module = "examples/hello.ts",
+): Promise<HttpServerProcess> {
+  return startCli(module, [
     "--port",
     "0",
     "--auth-issuer",
@@ -395,6 +399,184 @@ Deno.test("auth edges: a 403 insufficient_scope echoes the id; stale keys are us
     assert.equal(jwks.fetches, 2, "no fetch during the cooldown");
   } finally {
     await s.close();
+    await jwks.close();
+  }
+});
+
+/** A stateless-era (2026-07-28) request with this token (`params` default to `{ name }`). */
+function stateless(
+  url: URL,
+  bearer: string,
+  id: number,
+  method: string,
+  name?: string,
+  params: Record<string, unknown> = name === undefined ? {} : { name },
+): Promise<Response> {
+  return post(String(url), request2026(id, method, params), {
+    ...headers2026(method, name),
+    authorization: `Bearer ${bearer}`,
+  });
+}
+
+/** The scoped helper server behind an RS256 issuer, with a token lacking `mcp:admin` and one holding it. */
+async function serveScoped() {
+  const jwks = new JwksEndpoint();
+  const server = await serveWithAuth(jwks, [], "tests/helpers/scoped_server.ts");
+  const aud = String(server.url);
+  return {
+    jwks,
+    server,
+    plain: await sign({ sub: "ada", aud }),
+    admin: await sign({ sub: "ada", aud, scope: "mcp mcp:admin" }),
+  };
+}
+
+Deno.test("auth edges: a tool needing a scope the token lacks is hidden and answers 403 insufficient_scope naming it (step-up), in both eras", async () => {
+  const { jwks, server, plain, admin } = await serveScoped();
+  try {
+    const names = async (response: Response) =>
+      ((await response.json()).result.tools as { name: string }[]).map((t) => t.name);
+
+    // Stateless: hidden from the list, 403 + challenge at the call, the id echoed.
+    assert.deepEqual(await names(await stateless(server.url, plain, 1, "tools/list")), ["whoami"]);
+    const refused = await stateless(server.url, plain, 2, "tools/call", "purge");
+    assert.equal(refused.status, 403);
+    const challenge = refused.headers.get("www-authenticate") ?? "";
+    assert.match(challenge, /^Bearer /);
+    assert.match(challenge, /error="insufficient_scope"/);
+    assert.match(challenge, /scope="mcp:admin"/);
+    assert.match(
+      challenge,
+      /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource/,
+    );
+    const body = await refused.json();
+    assert.equal(body.id, 2);
+    assert.deepEqual(body.error.data, { name: "purge", scopes: ["mcp:admin"] });
+    // A tool that does not exist stays unknown (no 403, no challenge).
+    const unknown = await stateless(server.url, plain, 3, "tools/call", "nothing");
+    assert.notEqual(unknown.status, 403);
+    assert.equal(unknown.headers.get("www-authenticate"), null);
+    assert.match((await unknown.json()).error.message, /Unknown tool/);
+    // With the scope: listed and called.
+    assert.deepEqual(await names(await stateless(server.url, admin, 4, "tools/list")), [
+      "purge",
+      "whoami",
+    ]);
+    const called = await stateless(server.url, admin, 5, "tools/call", "purge");
+    assert.equal(called.status, 200);
+    assert.equal((await called.json()).result.content[0].text, "purged");
+
+    // Legacy session (2025-11-25): the same.
+    const auth = { authorization: `Bearer ${plain}` };
+    const opened = await post(String(server.url), initializeRequest(0), auth);
+    await opened.body?.cancel();
+    const session = opened.headers.get("mcp-session-id")!;
+    assert.ok(session);
+    const legacy = { ...auth, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    const done = await post(String(server.url), {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, legacy);
+    await done.body?.cancel();
+    const list = await post(String(server.url), {
+      jsonrpc: "2.0",
+      id: 6,
+      method: "tools/list",
+    }, legacy);
+    assert.deepEqual(await names(list), ["whoami"]);
+    const call = await post(String(server.url), {
+      jsonrpc: "2.0",
+      id: "seven",
+      method: "tools/call",
+      params: { name: "purge" },
+    }, legacy);
+    assert.equal(call.status, 403);
+    assert.match(
+      call.headers.get("www-authenticate") ?? "",
+      /error="insufficient_scope", scope="mcp:admin"/,
+    );
+    assert.equal((await call.json()).id, "seven");
+  } finally {
+    await server.stop();
+    await jwks.close();
+  }
+});
+
+Deno.test("auth edges: --auth-scopes refuses a token lacking a global scope with 403 insufficient_scope naming them", async () => {
+  const jwks = new JwksEndpoint();
+  const server = await serveWithAuth(jwks, ["--auth-scopes", "mcp,mcp:write"]);
+  try {
+    const aud = String(server.url);
+    const refused = await ping(server.url, 11, await sign({ sub: "ada", aud, scope: "mcp" }));
+    assert.equal(refused.status, 403);
+    assert.match(
+      refused.headers.get("www-authenticate") ?? "",
+      /error="insufficient_scope", scope="mcp mcp:write"/,
+    );
+    assert.equal((await refused.json()).id, 11);
+    const allowed = await ping(
+      server.url,
+      12,
+      await sign({ sub: "ada", aud, scope: "mcp:write mcp" }),
+    );
+    assert.equal(allowed.status, 200);
+    await allowed.body?.cancel();
+    // The metadata advertises them.
+    const metadata = await fetch(new URL("/.well-known/oauth-protected-resource/mcp", server.url));
+    assert.deepEqual((await metadata.json()).scopes_supported, ["mcp", "mcp:write"]);
+  } finally {
+    await server.stop();
+    await jwks.close();
+  }
+});
+
+Deno.test("auth edges: a resource or prompt needing a scope the token lacks is hidden from its list and refused with 403 insufficient_scope at read/get", async () => {
+  const { jwks, server, plain, admin } = await serveScoped();
+  try {
+    const ask = (
+      bearer: string,
+      id: number,
+      method: string,
+      params: Record<string, unknown> = {},
+      name?: string,
+    ) => stateless(server.url, bearer, id, method, name, params);
+    const uris = async (bearer: string) =>
+      ((await (await ask(bearer, 1, "resources/list")).json()).result.resources as {
+        uri: string;
+      }[]).map((r) => r.uri);
+    const prompts = async (bearer: string) =>
+      ((await (await ask(bearer, 2, "prompts/list")).json()).result.prompts as {
+        name: string;
+      }[]).map((p) => p.name);
+    assert.deepEqual(await uris(plain), ["public://news"]);
+    assert.deepEqual(await uris(admin), ["public://news", "secret://plans"]);
+    assert.deepEqual(await prompts(plain), []);
+    assert.deepEqual(await prompts(admin), ["confess"]);
+
+    const refusedRead = await ask(
+      plain,
+      3,
+      "resources/read",
+      { uri: "secret://plans" },
+      "secret://plans",
+    );
+    assert.equal(refusedRead.status, 403);
+    assert.match(
+      refusedRead.headers.get("www-authenticate") ?? "",
+      /error="insufficient_scope", scope="mcp:admin"/,
+    );
+    assert.equal((await refusedRead.json()).id, 3);
+    const refusedGet = await ask(plain, 4, "prompts/get", { name: "confess" }, "confess");
+    assert.equal(refusedGet.status, 403);
+    assert.match(refusedGet.headers.get("www-authenticate") ?? "", /scope="mcp:admin"/);
+    assert.equal((await refusedGet.json()).id, 4);
+
+    const read = await ask(admin, 5, "resources/read", { uri: "secret://plans" }, "secret://plans");
+    assert.equal((await read.json()).result.contents[0].text, "the plans");
+    const got = await ask(admin, 6, "prompts/get", { name: "confess" }, "confess");
+    assert.equal((await got.json()).result.messages[0].content.text, "confess");
+  } finally {
+    await server.stop();
     await jwks.close();
   }
 });

@@ -349,7 +349,7 @@ Deno.test("auth: the RFC 7662 introspection verifier accepts active tokens for t
   }
 });
 
-Deno.test("auth: a tool's required scopes hide it from tools/list and refuse its call, in both eras", async () => {
+Deno.test("auth: a tool's required scopes hide it from tools/list and refuse its call with 403 (step-up), in both eras", async () => {
   const s = startAuth();
   try {
     const names = async (bearer: string) => {
@@ -368,8 +368,11 @@ Deno.test("auth: a tool's required scopes hide it from tools/list and refuse its
         ...headers2026("tools/call", "admin_only"),
         authorization: `Bearer ${bearer}`,
       });
-    const denied = await (await call(user)).json();
-    assert.equal(denied.error.code, -32602);
+    const refused = await call(user);
+    assert.equal(refused.status, 403);
+    const denied = await refused.json();
+    assert.equal(denied.error.code, -32600);
+    assert.deepEqual(denied.error.data.scopes, ["mcp:admin"]);
     assert.equal((await (await call(admin)).json()).result.content[0].text, "admin");
     // Legacy era: the session's caller has no mcp:admin.
     const init = await post(s.url, initializeRequest(1), { authorization: `Bearer ${user}` });
@@ -391,8 +394,9 @@ Deno.test("auth: a tool's required scopes hide it from tools/list and refuse its
       method: "tools/call",
       params: { name: "admin_only", arguments: {} },
     }, legacyHeaders);
+    assert.equal(legacy.status, 403);
     const { text, body } = await answerOf(legacy);
-    assert.equal(body.error.code, -32602, text);
+    assert.equal(body.error.code, -32600, text);
   } finally {
     await s.close();
   }

@@ -192,3 +192,25 @@ Deno.test("stdio: answers of every size and script leave whole, through the reus
   const { code, stderr } = await server.close();
   assert.equal(code, 0, stderr);
 });
+
+Deno.test("stdio: a tool needing scopes is hidden and its call is a JSON-RPC error naming them (no HTTP, no challenge)", async () => {
+  const server = start("tests/helpers/scoped_server.ts");
+  try {
+    await handshake(server, "2025-11-25");
+    await server.send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
+    const list = await server.next((m) => m.id === 1);
+    const tools = (list.result as { tools: { name: string }[] }).tools.map((t) => t.name);
+    assert.deepEqual(tools, ["whoami"]);
+    await server.send(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"purge"}}\n',
+    );
+    const refused = await server.next((m) => m.id === 2);
+    assert.deepEqual(refused.error, {
+      code: -32600,
+      message: "Forbidden: tool purge needs scope mcp:admin",
+      data: { name: "purge", scopes: ["mcp:admin"] },
+    });
+  } finally {
+    await server.close();
+  }
+});
