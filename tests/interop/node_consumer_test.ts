@@ -45,6 +45,7 @@ const SIBLINGS: Record<string, string[]> = {
   "@anubis/event-store-memory": ["@anubis/core"],
   "@anubis/event-store-kv": ["@anubis/core"],
   "@anubis/session-kv": ["@anubis/core"],
+  "@anubis/redis": ["@anubis/core"],
   "@anubis/transport-stdio": ["@anubis/core", "@anubis/dialects"],
   "@anubis/transport-http": ["@anubis/core", "@anubis/dialects"],
   // dialects: named by the test that init writes (transitively needed anyway).
