@@ -28,9 +28,9 @@ import type {
   ServerCapabilities,
 } from "./types.ts";
 import { UriTemplate } from "./uri_template.ts";
-import { pick } from "./route.ts";
+import { pick } from "./_methods/method_call.ts";
 import { type SkillDefinition, SKILLS_EXTENSION } from "./skills.ts";
-import { prepareTools } from "./tools.ts";
+import { prepareTools } from "./_methods/tools.ts";
 
 /**
  * What a handler may return or resolve to.

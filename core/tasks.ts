@@ -10,7 +10,7 @@
 
 import { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
-import { admit, type DispatchTarget } from "./dispatch.ts";
+import { admit, type DispatchTarget } from "./_methods/dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import type { Frame } from "./frame.ts";
@@ -29,7 +29,7 @@ import {
   type TaskStatus,
   type TaskStore,
 } from "./task_store.ts";
-import { unknownTool, visibleTools } from "./tools.ts";
+import { unknownTool, visibleTools } from "./_methods/tools.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
 /** How long a task is kept when the client asks for no TTL, and the most it may ask for. */

@@ -43,7 +43,7 @@ export {
   type Validation,
   type Validator,
 } from "../json_schema.ts";
-export * from "../pagination.ts";
+export * from "../_methods/pagination.ts";
 export * from "../notifier.ts";
 export * from "../notification_bus.ts";
 export * from "../cancellation.ts";

@@ -12,7 +12,7 @@ import { ErrorCode, McpError } from "../errors.ts";
 import type { Exchange, Reply } from "../exchange.ts";
 import type { JsonRpcRequest } from "../json_rpc.ts";
 import { resultResponse } from "../json_rpc.ts";
-import { type DispatchTarget, instructions } from "../dispatch.ts";
+import { type DispatchTarget, instructions } from "../_methods/dispatch.ts";
 import { adoptAssigns, legacyFrame } from "./frame.ts";
 import { encodeContext, errorReply } from "../reply.ts";
 import type { Registry } from "../registry.ts";

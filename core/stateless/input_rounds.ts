@@ -10,7 +10,7 @@
 
 import { isThenable } from "../awaitable.ts";
 import type { Cancellation } from "../cancellation.ts";
-import { NoReply } from "../dispatch.ts";
+import { NoReply } from "../_methods/dispatch.ts";
 import type { InputCollector } from "../frame.ts";
 import type { JsonRpcRequest } from "../json_rpc.ts";
 import { RequestStateCodec } from "../request_state.ts";

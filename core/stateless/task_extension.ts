@@ -15,7 +15,7 @@ import { principalOf } from "../auth_info.ts";
 import { isThenable } from "../awaitable.ts";
 import { Cancellation } from "../cancellation.ts";
 import type { Dialect } from "../dialect.ts";
-import { admit } from "../dispatch.ts";
+import { admit } from "../_methods/dispatch.ts";
 import { ErrorCode, McpError } from "../errors.ts";
 import type { Exchange, Reply } from "../exchange.ts";
 import type { Frame } from "../frame.ts";

@@ -6,16 +6,16 @@
  * @module
  */
 
-import { andThen } from "./awaitable.ts";
-import type { Dialect } from "./dialect.ts";
-import { ErrorCode, McpError } from "./errors.ts";
-import type { Frame } from "./frame.ts";
-import type { JsonRpcRequest } from "./json_rpc.ts";
-import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./routes.ts";
-import * as s from "./schema.ts";
-import { type Awaitable, type McpServer, NO_REPLY } from "./server.ts";
-import type { Session } from "./legacy/session.ts";
-import type { LogLevel } from "./types.ts";
+import { andThen } from "../awaitable.ts";
+import type { Dialect } from "../dialect.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import type { Frame } from "../frame.ts";
+import type { JsonRpcRequest } from "../json_rpc.ts";
+import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./method_table.ts";
+import * as s from "../schema.ts";
+import { type Awaitable, type McpServer, NO_REPLY } from "../server.ts";
+import type { Session } from "../legacy/session.ts";
+import type { LogLevel } from "../types.ts";
 
 /** What dispatch needs of the engine: the server and the versions `server/discover` names. */
 export interface DispatchTarget {

@@ -4,10 +4,10 @@
  * @module
  */
 
-import type { Dialect } from "./dialect.ts";
-import type { Frame } from "./frame.ts";
-import type { JsonRpcRequest } from "./json_rpc.ts";
-import type { Awaitable, McpServer } from "./server.ts";
+import type { Dialect } from "../dialect.ts";
+import type { Frame } from "../frame.ts";
+import type { JsonRpcRequest } from "../json_rpc.ts";
+import type { Awaitable, McpServer } from "../server.ts";
 
 /** The inputs of one routed request; internal to the engine. */
 export interface Route {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { ErrorCode, McpError } from "./errors.ts";
+import { ErrorCode, McpError } from "../errors.ts";
 
 const PREFIX = "o1.";
 

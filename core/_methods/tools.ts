@@ -5,10 +5,10 @@
  * @module
  */
 
-import { ErrorCode, McpError } from "./errors.ts";
-import type { Frame } from "./frame.ts";
-import { holdsScopes, InsufficientScopeError } from "./reply.ts";
-import { andThen, isThenable } from "./awaitable.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import type { Frame } from "../frame.ts";
+import { holdsScopes, InsufficientScopeError } from "../reply.ts";
+import { andThen, isThenable } from "../awaitable.ts";
 import {
   compileValidator,
   defaultsFiller,
@@ -17,12 +17,12 @@ import {
   toJsonSchema,
   type Validation,
   type Validator,
-} from "./json_schema.ts";
+} from "../json_schema.ts";
 import { paginate } from "./pagination.ts";
-import { pick, type Route } from "./route.ts";
-import type { Awaitable, McpServer, ToolDefinition } from "./server.ts";
-import type { CallToolResult } from "./types.ts";
-import type { StandardSchemaV1 } from "./json_schema.ts";
+import { pick, type Route } from "./method_call.ts";
+import type { Awaitable, McpServer, ToolDefinition } from "../server.ts";
+import type { CallToolResult } from "../types.ts";
+import type { StandardSchemaV1 } from "../json_schema.ts";
 
 interface CompiledTool {
   // A promise while a library's JSON Schema converter loads (valibot).
