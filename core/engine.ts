@@ -10,9 +10,9 @@
 import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
-import { admit, dispatch, NoReply } from "./_methods/dispatch.ts";
+import { admit, dispatch } from "./_methods/dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import { emitter, type Exchange, type Reply } from "./exchange.ts";
+import { emitter, type Exchange } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
 import { initialize, NEVER, restore } from "./legacy/handshake.ts";
@@ -36,9 +36,10 @@ import {
   sessionEndWatchers,
 } from "./middleware.ts";
 import { type Registry, statelessMeta } from "./registry.ts";
-import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
+import { encodeContext, EnvelopeError, errorReply, NoReply, type Reply } from "./reply.ts";
 import * as s from "./schema.ts";
-import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
+import type { Awaitable } from "./awaitable.ts";
+import type { McpServer, ServerDefinition } from "./server.ts";
 import { Session, type SessionOptions } from "./legacy/session.ts";
 import { servedVersions } from "./served_versions.ts";
 import { sessionRecord } from "./legacy/session_persistence.ts";

@@ -7,7 +7,20 @@
  * @module
  */
 
-import type { ChangeEvent } from "./notifier.ts";
+/**
+ * One change.
+ *
+ * @example
+ * ```ts
+ * import type { ChangeEvent } from "@anubis/core";
+ * const event: ChangeEvent = { type: "resource_updated", uri: "file:///notes/1" };
+ * ```
+ */
+export type ChangeEvent =
+  | { type: "tools_list_changed" }
+  | { type: "prompts_list_changed" }
+  | { type: "resources_list_changed" }
+  | { type: "resource_updated"; uri: string };
 
 /**
  * One change as it travels between instances.

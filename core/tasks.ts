@@ -12,14 +12,15 @@ import { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
 import { admit, type DispatchTarget } from "./_methods/dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import { emitter, type Exchange, type Reply } from "./exchange.ts";
+import { emitter, type Exchange } from "./exchange.ts";
+import type { Reply } from "./reply.ts";
 import type { Frame } from "./frame.ts";
 import { errorResponse, type JsonRpcRequest, resultResponse } from "./json_rpc.ts";
 import { type FrameTask, legacyFrame } from "./legacy/frame.ts";
 import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import { encodeContext, errorReply } from "./reply.ts";
-import type { Awaitable } from "./server.ts";
+import type { Awaitable } from "./awaitable.ts";
 import type { Session } from "./legacy/session.ts";
 import {
   isTerminal,

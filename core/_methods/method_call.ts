@@ -7,7 +7,8 @@
 import type { Dialect } from "../dialect.ts";
 import type { Frame } from "../frame.ts";
 import type { JsonRpcRequest } from "../json_rpc.ts";
-import type { Awaitable, McpServer } from "../server.ts";
+import type { Awaitable } from "../awaitable.ts";
+import type { McpServer } from "../server.ts";
 
 /** The inputs of one routed request; internal to the engine. */
 export interface Route {
@@ -20,13 +21,3 @@ export interface Route {
 
 /** A method handler; internal to the engine. */
 export type RouteHandler = (route: Route) => Awaitable<Record<string, unknown>>;
-
-/** Copies the defined values of `keys` from `source` onto a new object. */
-export function pick(source: object, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const value = (source as Record<string, unknown>)[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
-}

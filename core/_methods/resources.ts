@@ -6,7 +6,8 @@
 
 import { ErrorCode, McpError } from "../errors.ts";
 import { paginate } from "./pagination.ts";
-import { pick, type Route } from "./method_call.ts";
+import type { Route } from "./method_call.ts";
+import { pick } from "../_objects.ts";
 import { holdsScopes, InsufficientScopeError, visibleByScope } from "../reply.ts";
 import type { ResourceReadReturn } from "../server.ts";
 import { readSkillFile, servesSkills, skillResources } from "./skills.ts";
