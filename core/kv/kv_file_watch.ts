@@ -53,7 +53,7 @@ interface FileIdentity {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { kvFileProblem } from "@anubis/core/kv";
+ * import { kvFileProblem } from "./kv_file_watch.ts";
  * const path = await Deno.makeTempFile();
  * assert.equal(await kvFileProblem(path), undefined);
  * await Deno.chmod(path, 0o444);

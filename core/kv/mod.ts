@@ -32,10 +32,30 @@
  * @module
  */
 
-export * from "./kv_like.ts";
-export * from "./kv_retry.ts";
-export * from "./chunks.ts";
-export * from "./chunked_value.ts";
-export * from "./kv_path.ts";
-export * from "./request_state_keys.ts";
-export * from "./kv_file_watch.ts";
+export type {
+  KvAtomic,
+  KvEntry,
+  KvEntryMaybe,
+  KvKey,
+  KvKeyPart,
+  KvLike,
+  KvU64Like,
+} from "./kv_like.ts";
+export { backoff, isLockedError, retryLocked } from "./kv_retry.ts";
+export { CHUNK_BYTES, joinBytes } from "./chunks.ts";
+export {
+  type ChunkedValue,
+  type ChunkHeader,
+  type ChunkWrite,
+  chunkWrites,
+  MAX_PARTS_PER_COMMIT,
+  readChunked,
+  readHead,
+} from "./chunked_value.ts";
+export { DEFAULT_KV_PATH, isKvConnectUrl, isKvFilePath } from "./kv_path.ts";
+export {
+  PREVIOUS_SECRET_WINDOW_MS,
+  SharedRequestStateKeys,
+  type SharedRequestStateKeysOptions,
+} from "./request_state_keys.ts";
+export { KvFileWatch, type KvFileWatchOptions, KvUnavailableError } from "./kv_file_watch.ts";
