@@ -13,7 +13,7 @@ import type { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
 import type { Exchange } from "./exchange.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
+import { ACCEPTED, type AnswerCheck, checkContent } from "./_elicitation_check.ts";
 import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import { MetaKey } from "./meta.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { compileSubset } from "./json_schema_subset.ts";
+import { compileSubset } from "./_json_schema_subset.ts";
 import { formatIssues, type Issue } from "./schema.ts";
 
 /**

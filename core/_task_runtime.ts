@@ -16,7 +16,7 @@ import { emitter, type Exchange } from "./exchange.ts";
 import type { Reply } from "./reply.ts";
 import type { Frame } from "./frame.ts";
 import { errorResponse, type JsonRpcRequest, resultResponse } from "./json_rpc.ts";
-import { type FrameTask, legacyFrame } from "./legacy/frame.ts";
+import { type FrameTask, legacyFrame } from "./legacy/_frame.ts";
 import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import { encodeContext, errorReply } from "./reply.ts";

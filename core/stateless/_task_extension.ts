@@ -25,10 +25,10 @@ import { MetaKey } from "../meta.ts";
 import { encodeContext, errorReply } from "../reply.ts";
 import * as s from "../schema.ts";
 import type { Awaitable } from "../awaitable.ts";
-import { statelessFrame, type TaskHooks } from "./frame.ts";
-import { TaskInputs } from "./task_inputs.ts";
+import { statelessFrame, type TaskHooks } from "./_frame.ts";
+import { TaskInputs } from "./_task_inputs.ts";
 import { isTerminal, type TaskRecord } from "../task_store.ts";
-import type { TaskRuntime } from "../tasks.ts";
+import type { TaskRuntime } from "../_task_runtime.ts";
 import type { JsonObject } from "../types.ts";
 
 /** The extension's identifier. */

@@ -20,7 +20,7 @@ import type { ServerCapabilities } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { SubscriptionFilter } from "./subscriptions.ts";
+ * import type { SubscriptionFilter } from "./_subscriptions.ts";
  * const filter: SubscriptionFilter = { toolsListChanged: true, resourceSubscriptions: ["notes://1"] };
  * ```
  */

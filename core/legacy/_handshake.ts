@@ -14,7 +14,7 @@ import type { Reply } from "../reply.ts";
 import type { JsonRpcRequest } from "../json_rpc.ts";
 import { resultResponse } from "../json_rpc.ts";
 import { type DispatchTarget, instructions } from "../_methods/dispatch.ts";
-import { adoptAssigns, legacyFrame } from "./frame.ts";
+import { adoptAssigns, legacyFrame } from "./_frame.ts";
 import { encodeContext, errorReply } from "../reply.ts";
 import type { Registry } from "../registry.ts";
 import * as s from "../schema.ts";
