@@ -1,9 +1,10 @@
 /**
  * `@anubis/core/kv`: the Deno KV plumbing shared by the KV store packages
  * (`@anubis/event-store-kv`, `@anubis/session-kv`), so each depends on core
- * only. Nothing here opens a database or touches the `Deno` global: every
- * function takes an injected `Deno.Kv`-shaped object ({@link KvLike}), a
- * `Deno.Kv` from `Deno.openKv()` or a `Kv` from `npm:@deno/kv` on Node.
+ * only. Nothing here opens a database: every function takes an injected
+ * `Deno.Kv`-shaped object ({@link KvLike}), a `Deno.Kv` from `Deno.openKv()`
+ * or a `Kv` from `npm:@deno/kv` on Node. Only {@link KvFileWatch} (for a
+ * server run by Deno) reads the file's metadata, with `Deno.stat`.
  *
  * - {@link KvLike} and its parts: the slice of the `Deno.Kv` API the stores use.
  * - Chunked values ({@link chunkWrites}, {@link readChunked}): values over
@@ -14,6 +15,8 @@
  * - {@link DEFAULT_KV_PATH}: the file the stores share when no path is given.
  * - {@link SharedRequestStateKeys}: one `requestState` key for every instance
  *   on the database, created atomically, rotated with a window.
+ * - {@link KvFileWatch}: a served KV file removed, replaced or made read-only
+ *   is reported, and the stores refuse to work on it ({@link KvUnavailableError}).
  *
  * @example
  * ```ts
