@@ -12,8 +12,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ChangeEvent } from "@anubis/core";
  * const event: ChangeEvent = { type: "resource_updated", uri: "file:///notes/1" };
+ * assert.equal(event.type, "resource_updated");
  * ```
  */
 export type ChangeEvent =

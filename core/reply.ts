@@ -20,8 +20,10 @@ import type { Era } from "./types.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Reply } from "@anubis/core/engine";
  * const reply: Reply = { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
+ * assert.equal(reply.status, 200);
  * ```
  */
 export interface Reply {
@@ -34,6 +36,16 @@ export interface Reply {
 /**
  * Carries a request that gets no response out to the engine: a handler's
  * `NO_REPLY`, or a stateless request cancelled before it asked for input.
+ * A middleware that reports failures tells it apart from an error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NoReply } from "@anubis/core/engine";
+ * const thrown: unknown = new NoReply();
+ * assert.equal(thrown instanceof NoReply, true);
+ * assert.equal(thrown instanceof Error, true);
+ * ```
  */
 export class NoReply extends Error {}
 
