@@ -7,6 +7,21 @@
  */
 
 /**
+ * What a handler may return or resolve to.
+ *
+ * @example
+ * ```ts
+ * import type { Awaitable } from "@anubis/core";
+ * import assert from "node:assert/strict";
+ * const now: Awaitable<string> = "at once";
+ * const later: Awaitable<string> = Promise.resolve("later");
+ * assert.equal(now, "at once");
+ * assert.equal(await later, "later");
+ * ```
+ */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
  * Tells whether a value is pending (anything `await` would wait for).
  *
  * @param value A result that may still be pending.

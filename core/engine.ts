@@ -10,13 +10,13 @@
 import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
-import { admit, dispatch, NoReply } from "./dispatch.ts";
+import { admit, dispatch } from "./_methods/dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import { emitter, type Exchange, type Reply } from "./exchange.ts";
+import { emitter, type Exchange } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
-import { initialize, NEVER, restore } from "./legacy/handshake.ts";
-import { firstRound, takeAnswers, withInputs } from "./stateless/input_rounds.ts";
+import { initialize, NEVER, restore } from "./legacy/_handshake.ts";
+import { firstRound, takeAnswers, withInputs } from "./stateless/_input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -25,7 +25,7 @@ import {
   type JsonRpcResponse,
   resultResponse,
 } from "./json_rpc.ts";
-import { legacyFrame } from "./legacy/frame.ts";
+import { legacyFrame } from "./legacy/_frame.ts";
 import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import {
@@ -36,19 +36,20 @@ import {
   sessionEndWatchers,
 } from "./middleware.ts";
 import { type Registry, statelessMeta } from "./registry.ts";
-import { encodeContext, EnvelopeError, errorReply } from "./reply.ts";
+import { encodeContext, EnvelopeError, errorReply, NoReply, type Reply } from "./reply.ts";
 import * as s from "./schema.ts";
-import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
+import type { Awaitable } from "./awaitable.ts";
+import type { McpServer, ServerDefinition } from "./server.ts";
 import { Session, type SessionOptions } from "./legacy/session.ts";
-import { servedVersions } from "./served_versions.ts";
+import { servedVersions } from "./_served_versions.ts";
 import { sessionRecord } from "./legacy/session_persistence.ts";
-import { statelessFrame } from "./stateless/frame.ts";
+import { statelessFrame } from "./stateless/_frame.ts";
 import type { SessionRecord } from "./session_store.ts";
-import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
+import { type SubscriptionFilter, SubscriptionHub } from "./_subscriptions.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
 import type { TaskStore } from "./task_store.ts";
-import { TaskExtension, type TaskStarter } from "./stateless/task_extension.ts";
-import { TaskRuntime } from "./tasks.ts";
+import { TaskExtension, type TaskStarter } from "./stateless/_task_extension.ts";
+import { TaskRuntime } from "./_task_runtime.ts";
 import type { Era, Implementation } from "./types.ts";
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonRpcMessage, JsonRpcResponse } from "./json_rpc.ts";
+import type { JsonRpcMessage } from "./json_rpc.ts";
 import type { Session } from "./legacy/session.ts";
 
 /**
@@ -53,24 +53,6 @@ export interface Exchange {
    * that can resume the stream offers it.
    */
   closeStream?: () => boolean;
-}
-
-/**
- * The engine's answer to a request: the response and the HTTP status a
- * transport should use (stateless-era envelope errors are 400, unknown
- * methods 404; everything else 200).
- *
- * @example
- * ```ts
- * import type { Reply } from "@anubis/core/engine";
- * const reply: Reply = { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
- * ```
- */
-export interface Reply {
-  /** The JSON-RPC response. */
-  message: JsonRpcResponse;
-  /** The suggested HTTP status. */
-  status: number;
 }
 
 /** Request-related messages go to the exchange, else to the session's sink. */

@@ -13,13 +13,14 @@ import type { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
 import type { Exchange } from "./exchange.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import { ACCEPTED, type AnswerCheck, checkContent } from "./elicitation_check.ts";
+import { ACCEPTED, type AnswerCheck, checkContent } from "./_elicitation_check.ts";
 import type { Validation } from "./json_schema.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import { MetaKey } from "./meta.ts";
 import type { Notifier } from "./notifier.ts";
 import type { Session } from "./legacy/session.ts";
-import type { Awaitable } from "./server.ts";
+import type { Awaitable } from "./awaitable.ts";
+import { EMPTY } from "./_objects.ts";
 import * as s from "./schema.ts";
 import type {
   ClientCapabilities,
@@ -83,9 +84,6 @@ export interface FrameContext {
   /** Aborts when the request is cancelled or its client went away. */
   readonly signal: AbortSignal;
 }
-
-/** Shared by every request that has no headers or assigns; read-only on the frame. */
-export const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 
 /** A {@link FrameContext} whose `signal` comes from a {@link Cancellation} on first read. */
 export class EngineFrameContext implements FrameContext {

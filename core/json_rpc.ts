@@ -178,7 +178,7 @@ export function errorResponse(
  *
  * @example
  * ```ts
- * import { resultResponse } from "@anubis/core/engine";
+ * import { resultResponse } from "./json_rpc.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(resultResponse(1, {}), { jsonrpc: "2.0", id: 1, result: {} });
  * ```
@@ -338,7 +338,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  *
  * @example
  * ```ts
- * import { encodeMessage } from "@anubis/core/engine";
+ * import { encodeMessage } from "./json_rpc.ts";
  * import assert from "node:assert/strict";
  * assert.equal(encodeMessage({ jsonrpc: "2.0", id: 1, result: {} }), '{"jsonrpc":"2.0","id":1,"result":{}}');
  * ```

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { compileSubset } from "./json_schema_subset.ts";
+import { compileSubset } from "./_json_schema_subset.ts";
 import { formatIssues, type Issue } from "./schema.ts";
 
 /**
@@ -103,7 +103,7 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  *
  * @example
  * ```ts
- * import { compileValidator, type Validation } from "@anubis/core/engine";
+ * import { compileValidator, type Validation } from "./json_schema.ts";
  * import assert from "node:assert/strict";
  * const checked: Validation = await compileValidator({ type: "integer" })(1.5);
  * assert.equal(checked.ok ? checked.value : checked.message, "must be integer");
@@ -116,7 +116,7 @@ export type Validation = { ok: true; value: unknown } | { ok: false; message: st
  *
  * @example
  * ```ts
- * import { compileValidator } from "@anubis/core/engine";
+ * import { compileValidator } from "./json_schema.ts";
  * import assert from "node:assert/strict";
  * const validate = compileValidator({ type: "object", required: ["a"] });
  * assert.equal((await validate({})).ok, false);
@@ -168,7 +168,7 @@ function loadAjv(): Promise<AjvCompile> {
  *
  * @example
  * ```ts
- * import { compileValidator } from "@anubis/core/engine";
+ * import { compileValidator } from "./json_schema.ts";
  * import assert from "node:assert/strict";
  * const validate = compileValidator({ type: "object", properties: { n: { type: "integer" } } });
  * assert.deepEqual(await validate({ n: 1.5 }), { ok: false, message: "n: must be integer" });

@@ -10,7 +10,7 @@ import type { Frame } from "./frame.ts";
 import type { RequestId } from "./json_rpc.ts";
 import type { Session } from "./legacy/session.ts";
 import { logger } from "./logger.ts";
-import type { Awaitable } from "./server.ts";
+import type { Awaitable } from "./awaitable.ts";
 import type { Era } from "./types.ts";
 
 /**

@@ -54,8 +54,8 @@ export type {
   ServerCapabilities,
   TextContent,
 } from "./types.ts";
+export type { Awaitable } from "./awaitable.ts";
 export {
-  type Awaitable,
   type CompletionRequest,
   defineServer,
   defineTool,
@@ -95,7 +95,7 @@ export type {
 export { forMethod } from "./middleware.ts";
 export type { JsonRpcNotification, JsonRpcRequest, RequestId } from "./json_rpc.ts";
 export type { CacheHint } from "./dialect.ts";
-export { type ChangeEvent, type ChangeListener, Notifier } from "./notifier.ts";
+export { type ChangeListener, Notifier } from "./notifier.ts";
 export type { JsonSchema, StandardResult, StandardSchemaV1 } from "./json_schema.ts";
 export {
   RequestStateCodec,
@@ -120,7 +120,7 @@ export { TaskLimitError } from "./task_store.ts";
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from "./memory_task_store.ts";
 export type { RateLimit, RateLimitStore } from "./rate_limit_store.ts";
 export type { AuthInfo } from "./auth_info.ts";
-export type { BusMessage, NotificationBus } from "./notification_bus.ts";
+export type { BusMessage, ChangeEvent, NotificationBus } from "./notification_bus.ts";
 export { UriTemplate } from "./uri_template.ts";
 export {
   defineSkill,

@@ -7,7 +7,22 @@
  * @module
  */
 
-import type { ChangeEvent } from "./notifier.ts";
+/**
+ * One change.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ChangeEvent } from "@anubis/core";
+ * const event: ChangeEvent = { type: "resource_updated", uri: "file:///notes/1" };
+ * assert.equal(event.type, "resource_updated");
+ * ```
+ */
+export type ChangeEvent =
+  | { type: "tools_list_changed" }
+  | { type: "prompts_list_changed" }
+  | { type: "resources_list_changed" }
+  | { type: "resource_updated"; uri: string };
 
 /**
  * One change as it travels between instances.

@@ -8,24 +8,9 @@
  */
 
 import type { JsonRpcNotification } from "./json_rpc.ts";
-import type { BusMessage, NotificationBus } from "./notification_bus.ts";
+import type { BusMessage, ChangeEvent, NotificationBus } from "./notification_bus.ts";
 import type { ServerCapabilities } from "./types.ts";
 import { logger } from "./logger.ts";
-
-/**
- * One change.
- *
- * @example
- * ```ts
- * import type { ChangeEvent } from "@anubis/core";
- * const event: ChangeEvent = { type: "resource_updated", uri: "file:///notes/1" };
- * ```
- */
-export type ChangeEvent =
-  | { type: "tools_list_changed" }
-  | { type: "prompts_list_changed" }
-  | { type: "resources_list_changed" }
-  | { type: "resource_updated"; uri: string };
 
 /**
  * The notification a legacy session or a listen stream receives for a change.

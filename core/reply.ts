@@ -8,11 +8,46 @@
 
 import { CACHEABLE_METHODS, type EncodeContext } from "./dialect.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import type { Reply } from "./exchange.ts";
 import type { Frame } from "./frame.ts";
-import { errorResponse, type JsonRpcRequest } from "./json_rpc.ts";
+import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from "./json_rpc.ts";
 import type { McpServer } from "./server.ts";
 import type { Era } from "./types.ts";
+
+/**
+ * The engine's answer to a request: the response and the HTTP status a
+ * transport should use (stateless-era envelope errors are 400, unknown
+ * methods 404; everything else 200).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Reply } from "@anubis/core/engine";
+ * const reply: Reply = { message: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
+ * assert.equal(reply.status, 200);
+ * ```
+ */
+export interface Reply {
+  /** The JSON-RPC response. */
+  message: JsonRpcResponse;
+  /** The suggested HTTP status. */
+  status: number;
+}
+
+/**
+ * Carries a request that gets no response out to the engine: a handler's
+ * `NO_REPLY`, or a stateless request cancelled before it asked for input.
+ * A middleware that reports failures tells it apart from an error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NoReply } from "@anubis/core/engine";
+ * const thrown: unknown = new NoReply();
+ * assert.equal(thrown instanceof NoReply, true);
+ * assert.equal(thrown instanceof Error, true);
+ * ```
+ */
+export class NoReply extends Error {}
 
 const STATUS_400 = new Set<number>([
   ErrorCode.HEADER_MISMATCH,

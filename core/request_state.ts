@@ -6,7 +6,7 @@
  * @module
  */
 
-import { canonicalJson } from "./canonical_json.ts";
+import { canonicalJson } from "./_canonical_json.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { logger } from "./logger.ts";
 

@@ -6,6 +6,7 @@
  */
 
 import type { CacheHint } from "./dialect.ts";
+import type { Awaitable } from "./awaitable.ts";
 import type { Frame } from "./frame.ts";
 import type { JsonSchema, StandardSchemaV1 } from "./json_schema.ts";
 import type { InferOutput, InferSchema, PromptArgs, UriVariables } from "./infer.ts";
@@ -28,24 +29,9 @@ import type {
   ServerCapabilities,
 } from "./types.ts";
 import { UriTemplate } from "./uri_template.ts";
-import { pick } from "./route.ts";
+import { pick } from "./_objects.ts";
 import { type SkillDefinition, SKILLS_EXTENSION } from "./skills.ts";
-import { prepareTools } from "./tools.ts";
-
-/**
- * What a handler may return or resolve to.
- *
- * @example
- * ```ts
- * import type { Awaitable } from "@anubis/core";
- * import assert from "node:assert/strict";
- * const now: Awaitable<string> = "at once";
- * const later: Awaitable<string> = Promise.resolve("later");
- * assert.equal(now, "at once");
- * assert.equal(await later, "later");
- * ```
- */
-export type Awaitable<T> = T | Promise<T>;
+import { prepareTools } from "./_methods/tool_schemas.ts";
 
 /**
  * A schema a tool may declare: a JSON Schema object or a Standard Schema

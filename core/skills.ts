@@ -12,7 +12,7 @@
  * @module
  */
 
-import { FrontmatterError, parseSkillMarkdown } from "./frontmatter.ts";
+import { FrontmatterError, parseSkillMarkdown } from "./_frontmatter.ts";
 
 /**
  * The extension identifier a server with skills declares under

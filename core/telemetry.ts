@@ -37,7 +37,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 
-import { NoReply } from "./dispatch.ts";
+import { NoReply } from "./reply.ts";
 import { McpError } from "./errors.ts";
 import type { Middleware, MiddlewareCall, SessionEnd } from "./middleware.ts";
 

@@ -6,14 +6,13 @@
  * @module
  */
 
-import { ErrorCode, type JsonRpcNotification, type JsonRpcRequest } from "@anubis/core";
 import {
-  type Engine,
-  errorResponse,
-  MetaKey,
-  type Reply,
+  ErrorCode,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
   type RequestId,
-} from "@anubis/core/engine";
+} from "@anubis/core";
+import { type Engine, errorResponse, MetaKey, type Reply } from "@anubis/core/engine";
 import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
 import { checkStatelessHeaders } from "./headers.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";

@@ -26,31 +26,51 @@
  * @module
  */
 
-export * from "../json_rpc.ts";
-export * from "../outbound.ts";
-export * from "../batch.ts";
-export { type Era, LOG_LEVELS } from "../types.ts";
-export * from "../meta.ts";
-export * from "../dialect.ts";
-export { classifyEra, type EraClaim, Registry } from "../registry.ts";
 export {
-  compileValidator,
-  isStandardSchema,
-  type JsonSchema,
-  type StandardResult,
-  type StandardSchemaV1,
-  toJsonSchema,
-  type Validation,
-  type Validator,
-} from "../json_schema.ts";
-export * from "../pagination.ts";
-export * from "../notifier.ts";
-export * from "../notification_bus.ts";
-export * from "../cancellation.ts";
-export * from "../legacy/session.ts";
-export type { SubscriptionFilter } from "../subscriptions.ts";
-export type { Exchange, Reply } from "../exchange.ts";
-export * from "../engine.ts";
-export * from "../legacy/session_persistence.ts";
+  classifyMessage,
+  type Decoded,
+  decodeMessage,
+  errorResponse,
+  isNotification,
+  isRequest,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type JsonRpcResultResponse,
+  notJson,
+} from "../json_rpc.ts";
+export {
+  encodeOutbound,
+  reportUnencodable,
+  type UnencodableMessage,
+  unsentRequestError,
+} from "../outbound.ts";
+export {
+  batchContentRefusal,
+  batchSessionRefusal,
+  batchSizeRefusal,
+  type BatchSplit,
+  boundBatchAnswer,
+  splitBatch,
+} from "../batch.ts";
+export { LOG_LEVELS } from "../types.ts";
+export { MetaKey } from "../meta.ts";
+export {
+  CACHEABLE_METHODS,
+  type Dialect,
+  type EncodeContext,
+  type Feature,
+  INPUT_REQUIRED_METHODS,
+  type TransportRules,
+} from "../dialect.ts";
+export { classifyEra, type EraClaim, Registry } from "../registry.ts";
+export { isStandardSchema, toJsonSchema } from "../json_schema.ts";
+export { changeNotification, sessionWantsChange } from "../notifier.ts";
+export { Cancellation, type CancellationOptions } from "../cancellation.ts";
+export { Session, type SessionOptions } from "../legacy/session.ts";
+export type { Exchange } from "../exchange.ts";
+export { NoReply, type Reply } from "../reply.ts";
+export { Engine, type EngineOptions } from "../engine.ts";
+export { assertJsonSafe } from "../legacy/session_persistence.ts";
 export { applyTaskOutcome, applyTaskPatch, callerOf, isTerminal } from "../task_store.ts";
 export { principalOf } from "../auth_info.ts";

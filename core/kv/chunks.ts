@@ -28,7 +28,7 @@ export const CHUNK_BYTES = 60 * 1024;
  *
  * @example
  * ```ts
- * import { splitBytes } from "@anubis/core/kv";
+ * import { splitBytes } from "./chunks.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(splitBytes(new Uint8Array(5), 2).map((p) => p.length), [ 2, 2, 1 ]);
  * ```

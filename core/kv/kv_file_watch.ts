@@ -7,7 +7,6 @@
  * @module
  */
 
-import { open, stat } from "node:fs/promises";
 import { logger } from "../logger.ts";
 
 /**
@@ -38,7 +37,7 @@ export class KvUnavailableError extends Error {
 /** The identity of a file: what stays the same while it is the same file. */
 interface FileIdentity {
   dev: number;
-  ino: number;
+  ino: number | null;
 }
 
 /**
@@ -53,7 +52,7 @@ interface FileIdentity {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { kvFileProblem } from "@anubis/core/kv";
+ * import { kvFileProblem } from "./kv_file_watch.ts";
  * const path = await Deno.makeTempFile();
  * assert.equal(await kvFileProblem(path), undefined);
  * await Deno.chmod(path, 0o444);
@@ -76,9 +75,9 @@ async function inspect(
 ): Promise<{ problem: string; lost: boolean } | undefined> {
   let info;
   try {
-    info = await stat(path);
+    info = await Deno.stat(path);
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") {
+    if (error instanceof Deno.errors.NotFound) {
       const problem = `the KV file ${path} does not exist` +
         (opened ? " any more (removed while serving)" : "");
       return { problem, lost: opened !== undefined };
@@ -94,12 +93,12 @@ async function inspect(
       lost: true,
     };
   }
-  if ((info.mode & 0o222) === 0) {
+  if (info.mode !== null && (info.mode & 0o222) === 0) {
     const mode = (info.mode & 0o777).toString(8);
     return { problem: `the KV file ${path} is read-only (mode ${mode})`, lost: false };
   }
   try {
-    await (await open(path, "r+")).close();
+    (await Deno.open(path, { read: true, write: true })).close();
   } catch (error) {
     return {
       problem: `the KV file ${path} is read-only (${(error as Error).message})`,
@@ -178,14 +177,12 @@ export class KvFileWatch {
    * ```
    */
   static async start(path: string, options: KvFileWatchOptions = {}): Promise<KvFileWatch> {
-    const info = await stat(path).catch(() => undefined);
+    const info = await Deno.stat(path).catch(() => undefined);
     const opened = info && { dev: info.dev, ino: info.ino };
     const watch = new KvFileWatch(path, opened, await kvFileProblem(path));
-    watch.#timer = setInterval(() => void watch.check(), options.intervalMs ?? 2_000);
-    const timer = watch.#timer as unknown;
-    if (typeof timer === "number") {
-      (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(timer);
-    } else (timer as { unref?(): void }).unref?.();
+    const timer = setInterval(() => void watch.check(), options.intervalMs ?? 2_000);
+    Deno.unrefTimer(timer);
+    watch.#timer = timer;
     return watch;
   }
 

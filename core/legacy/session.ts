@@ -9,7 +9,7 @@
 import { Cancellation } from "../cancellation.ts";
 import type { Dialect } from "../dialect.ts";
 import { ErrorCode, McpError } from "../errors.ts";
-import { EMPTY } from "../frame.ts";
+import { EMPTY } from "../_objects.ts";
 import type {
   JsonRpcErrorResponse,
   JsonRpcMessage,

@@ -63,7 +63,8 @@ export function assertJsonSafe(value: unknown, path: string): void {
  *
  * @example
  * ```ts
- * import { Session, sessionRecord } from "@anubis/core/engine";
+ * import { Session } from "@anubis/core/engine";
+ * import { sessionRecord } from "./session_persistence.ts";
  * import assert from "node:assert/strict";
  * const session = new Session({ id: "s1", transport: "http" });
  * try {

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import type { JsonRpcMessage } from "@anubis/core/engine";
-import { requestedSchemas } from "../../core/elicitation_check.ts";
+import { requestedSchemas } from "../../core/_elicitation_check.ts";
 import { engineHarness, META } from "../helpers/engine_harness.ts";
 
 const NAME = {

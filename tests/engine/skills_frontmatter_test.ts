@@ -1,5 +1,5 @@
 /**
- * The `SKILL.md` frontmatter reader (`core/frontmatter.ts`) reads what it
+ * The `SKILL.md` frontmatter reader (`core/_frontmatter.ts`) reads what it
  * accepts exactly as the `yaml` package (YAML 1.2 core schema, which the
  * conformance suite and hosts compare against) does, and refuses the rest
  * with the line at fault.
@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { FrontmatterError, parseSkillMarkdown } from "../../core/frontmatter.ts";
+import { FrontmatterError, parseSkillMarkdown } from "../../core/_frontmatter.ts";
 
 const read = (yaml: string) => parseSkillMarkdown(`---\n${yaml}---\nbody\n`).frontmatter;
 

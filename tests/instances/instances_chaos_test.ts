@@ -27,7 +27,7 @@ import assert from "node:assert/strict";
 import { initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
 import { headers2026 } from "../helpers/http_helpers.ts";
 import { type Instance, startInstance } from "../helpers/instances_process.ts";
-import { LEASE_MS } from "../../core/tasks.ts";
+import { LEASE_MS } from "../../core/_task_runtime.ts";
 
 const VERSION = "2025-11-25";
 const INSTANCES = 3;

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { startCli } from "../helpers/everything_http_server.ts";
 import { headers2026, initialize, post, request2026 } from "../helpers/http_helpers.ts";
-import { LEASE_MS } from "../../core/tasks.ts";
+import { LEASE_MS } from "../../core/_task_runtime.ts";
 
 type Obj = Record<string, unknown>;
 

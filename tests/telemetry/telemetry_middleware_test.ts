@@ -24,9 +24,9 @@ import {
   trace,
   type TracerProvider,
 } from "@opentelemetry/api";
-import { defineServer, type Frame } from "@anubis/core";
+import { defineServer, type Frame, type JsonRpcRequest } from "@anubis/core";
 import { engineHarness } from "../helpers/engine_harness.ts";
-import { Engine, type JsonRpcRequest } from "@anubis/core/engine";
+import { Engine } from "@anubis/core/engine";
 import { initializeRequest } from "../helpers/http_helpers.ts";
 import { connect } from "@anubis/core/testing";
 import { telemetry } from "@anubis/core/telemetry";

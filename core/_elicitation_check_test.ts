@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { ACCEPTED, checkContent, requestedSchemas } from "./elicitation_check.ts";
+import { ACCEPTED, checkContent, requestedSchemas } from "./_elicitation_check.ts";
 
 // Titled enums (`oneOf`/`anyOf` of `const`s) are outside the built-in subset: Ajv compiles them.
 function titledSchema(variant: number): Record<string, unknown> {

@@ -7,7 +7,8 @@
 
 import type { Cancellation } from "../cancellation.ts";
 import { emitter, type Exchange } from "../exchange.ts";
-import { EMPTY, EngineFrameContext, Frame } from "../frame.ts";
+import { EMPTY } from "../_objects.ts";
+import { EngineFrameContext, Frame } from "../frame.ts";
 import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
 import type { McpServer } from "../server.ts";

@@ -10,16 +10,17 @@
 
 import { Cancellation } from "./cancellation.ts";
 import type { Dialect } from "./dialect.ts";
-import { admit, type DispatchTarget } from "./dispatch.ts";
+import { admit, type DispatchTarget } from "./_methods/dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
-import { emitter, type Exchange, type Reply } from "./exchange.ts";
+import { emitter, type Exchange } from "./exchange.ts";
+import type { Reply } from "./reply.ts";
 import type { Frame } from "./frame.ts";
 import { errorResponse, type JsonRpcRequest, resultResponse } from "./json_rpc.ts";
-import { type FrameTask, legacyFrame } from "./legacy/frame.ts";
+import { type FrameTask, legacyFrame } from "./legacy/_frame.ts";
 import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import { encodeContext, errorReply } from "./reply.ts";
-import type { Awaitable } from "./server.ts";
+import type { Awaitable } from "./awaitable.ts";
 import type { Session } from "./legacy/session.ts";
 import {
   isTerminal,
@@ -29,7 +30,7 @@ import {
   type TaskStatus,
   type TaskStore,
 } from "./task_store.ts";
-import { unknownTool, visibleTools } from "./tools.ts";
+import { unknownTool, visibleTools } from "./_methods/tools.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
 /** How long a task is kept when the client asks for no TTL, and the most it may ask for. */

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { Route } from "./route.ts";
-import type { CompletionRequest } from "./server.ts";
+import type { Route } from "./method_call.ts";
+import type { CompletionRequest } from "../server.ts";
 
 const MAX_VALUES = 100;
 

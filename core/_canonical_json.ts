@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { canonicalJson } from "./canonical_json.ts";
+ * import { canonicalJson } from "./_canonical_json.ts";
  * import assert from "node:assert/strict";
  * assert.equal(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] }), '{"a":[{"c":3,"d":2}],"b":1}');
  * ```

@@ -15,19 +15,20 @@ import { principalOf } from "../auth_info.ts";
 import { isThenable } from "../awaitable.ts";
 import { Cancellation } from "../cancellation.ts";
 import type { Dialect } from "../dialect.ts";
-import { admit } from "../dispatch.ts";
+import { admit } from "../_methods/dispatch.ts";
 import { ErrorCode, McpError } from "../errors.ts";
-import type { Exchange, Reply } from "../exchange.ts";
+import type { Exchange } from "../exchange.ts";
+import type { Reply } from "../reply.ts";
 import type { Frame } from "../frame.ts";
 import { type JsonRpcRequest, resultResponse } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
 import { encodeContext, errorReply } from "../reply.ts";
 import * as s from "../schema.ts";
-import type { Awaitable } from "../server.ts";
-import { statelessFrame, type TaskHooks } from "./frame.ts";
-import { TaskInputs } from "./task_inputs.ts";
+import type { Awaitable } from "../awaitable.ts";
+import { statelessFrame, type TaskHooks } from "./_frame.ts";
+import { TaskInputs } from "./_task_inputs.ts";
 import { isTerminal, type TaskRecord } from "../task_store.ts";
-import type { TaskRuntime } from "../tasks.ts";
+import type { TaskRuntime } from "../_task_runtime.ts";
 import type { JsonObject } from "../types.ts";
 
 /** The extension's identifier. */

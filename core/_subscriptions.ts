@@ -10,12 +10,8 @@
 import { ErrorCode, McpError } from "./errors.ts";
 import type { JsonRpcMessage, RequestId } from "./json_rpc.ts";
 import { MetaKey } from "./meta.ts";
-import {
-  type ChangeEvent,
-  changeNotification,
-  type Notifier,
-  sessionWantsChange,
-} from "./notifier.ts";
+import type { ChangeEvent } from "./notification_bus.ts";
+import { changeNotification, type Notifier, sessionWantsChange } from "./notifier.ts";
 import type { Session } from "./legacy/session.ts";
 import type { ServerCapabilities } from "./types.ts";
 
@@ -24,7 +20,7 @@ import type { ServerCapabilities } from "./types.ts";
  *
  * @example
  * ```ts
- * import type { SubscriptionFilter } from "@anubis/core/engine";
+ * import type { SubscriptionFilter } from "./_subscriptions.ts";
  * const filter: SubscriptionFilter = { toolsListChanged: true, resourceSubscriptions: ["notes://1"] };
  * ```
  */

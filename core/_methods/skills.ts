@@ -7,13 +7,13 @@
  * @module
  */
 
-import { ErrorCode, McpError } from "./errors.ts";
-import type { Frame } from "./frame.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import type { Frame } from "../frame.ts";
 import { paginate } from "./pagination.ts";
-import type { Route } from "./route.ts";
-import type { McpServer } from "./server.ts";
-import type { SkillDefinition, SkillFile } from "./skills.ts";
-import type { Resource, ResourceContents } from "./types.ts";
+import type { Route } from "./method_call.ts";
+import type { McpServer } from "../server.ts";
+import type { SkillDefinition, SkillFile } from "../skills.ts";
+import type { Resource, ResourceContents } from "../types.ts";
 
 const DIRECTORY = "inode/directory";
 

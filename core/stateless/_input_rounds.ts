@@ -10,11 +10,12 @@
 
 import { isThenable } from "../awaitable.ts";
 import type { Cancellation } from "../cancellation.ts";
-import { NoReply } from "../dispatch.ts";
+import { NoReply } from "../reply.ts";
 import type { InputCollector } from "../frame.ts";
 import type { JsonRpcRequest } from "../json_rpc.ts";
 import { RequestStateCodec } from "../request_state.ts";
-import type { Awaitable, McpServer } from "../server.ts";
+import type { Awaitable } from "../awaitable.ts";
+import type { McpServer } from "../server.ts";
 
 /** The digest of a request's arguments (`resources/read` has none but its URI). */
 function argumentsDigestOf(request: JsonRpcRequest): Promise<string> | string {

@@ -4,13 +4,14 @@
  * @module
  */
 
-import { ErrorCode, McpError } from "./errors.ts";
+import { ErrorCode, McpError } from "../errors.ts";
 import { paginate } from "./pagination.ts";
-import { pick, type Route } from "./route.ts";
-import { holdsScopes, InsufficientScopeError, visibleByScope } from "./reply.ts";
-import type { ResourceReadReturn } from "./server.ts";
-import { readSkillFile, servesSkills, skillResources } from "./skill_routes.ts";
-import type { ResourceContents } from "./types.ts";
+import type { Route } from "./method_call.ts";
+import { pick } from "../_objects.ts";
+import { holdsScopes, InsufficientScopeError, visibleByScope } from "../reply.ts";
+import type { ResourceReadReturn } from "../server.ts";
+import { readSkillFile, servesSkills, skillResources } from "./skills.ts";
+import type { ResourceContents } from "../types.ts";
 
 const RESOURCE_KEYS = [
   "uri",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { McpError } from "./errors.ts";
+import { McpError } from "../errors.ts";
 import { paginate } from "./pagination.ts";
 
 Deno.test("paginate walks a list page by page", () => {

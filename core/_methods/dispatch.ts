@@ -6,16 +6,18 @@
  * @module
  */
 
-import { andThen } from "./awaitable.ts";
-import type { Dialect } from "./dialect.ts";
-import { ErrorCode, McpError } from "./errors.ts";
-import type { Frame } from "./frame.ts";
-import type { JsonRpcRequest } from "./json_rpc.ts";
-import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./routes.ts";
-import * as s from "./schema.ts";
-import { type Awaitable, type McpServer, NO_REPLY } from "./server.ts";
-import type { Session } from "./legacy/session.ts";
-import type { LogLevel } from "./types.ts";
+import { andThen } from "../awaitable.ts";
+import type { Dialect } from "../dialect.ts";
+import { ErrorCode, McpError } from "../errors.ts";
+import type { Frame } from "../frame.ts";
+import type { JsonRpcRequest } from "../json_rpc.ts";
+import { DEFAULT_ROUTES, REQUIRED_CAPABILITY } from "./method_table.ts";
+import * as s from "../schema.ts";
+import type { Awaitable } from "../awaitable.ts";
+import { NoReply } from "../reply.ts";
+import { type McpServer, NO_REPLY } from "../server.ts";
+import type { Session } from "../legacy/session.ts";
+import type { LogLevel } from "../types.ts";
 
 /** What dispatch needs of the engine: the server and the versions `server/discover` names. */
 export interface DispatchTarget {
@@ -24,12 +26,6 @@ export interface DispatchTarget {
   /** The versions served, newest first. */
   supportedVersions(): string[];
 }
-
-/**
- * Carries a request that gets no response out to the engine: a handler's
- * `NO_REPLY`, or a stateless request cancelled before it asked for input.
- */
-export class NoReply extends Error {}
 
 const UNWRAPPED = new Set(["initialize", "ping", "server/discover", "subscriptions/listen"]);
 

@@ -10,7 +10,7 @@
 
 import type { Validation } from "./json_schema.ts";
 import type { ElicitParams, ElicitResult } from "./types.ts";
-import { ValidatorCache } from "./validator_cache.ts";
+import { ValidatorCache } from "./_validator_cache.ts";
 
 /**
  * Checks a client's answer to a server-to-client request beyond its result

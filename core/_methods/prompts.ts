@@ -4,12 +4,13 @@
  * @module
  */
 
-import { ErrorCode, McpError } from "./errors.ts";
+import { ErrorCode, McpError } from "../errors.ts";
 import { paginate } from "./pagination.ts";
-import { pick, type Route } from "./route.ts";
-import { holdsScopes, InsufficientScopeError, visibleByScope } from "./reply.ts";
-import type { PromptDefinition } from "./server.ts";
-import type { GetPromptResult, PromptMessage } from "./types.ts";
+import type { Route } from "./method_call.ts";
+import { pick } from "../_objects.ts";
+import { holdsScopes, InsufficientScopeError, visibleByScope } from "../reply.ts";
+import type { PromptDefinition } from "../server.ts";
+import type { GetPromptResult, PromptMessage } from "../types.ts";
 
 // A cache of each (immutable) definition's wire form.
 const wireCache = new WeakMap<PromptDefinition, Record<string, unknown>>();

@@ -8,10 +8,10 @@
 import { complete } from "./completion.ts";
 import { getPrompt, listPrompts } from "./prompts.ts";
 import { listResources, listResourceTemplates, readResource } from "./resources.ts";
-import type { RouteHandler } from "./route.ts";
-import { getSkill, listSkills, readSkillDirectory } from "./skill_routes.ts";
+import type { RouteHandler } from "./method_call.ts";
+import { getSkill, listSkills, readSkillDirectory } from "./skills.ts";
 import { callTool, listTools } from "./tools.ts";
-import type { ServerCapabilities } from "./types.ts";
+import type { ServerCapabilities } from "../types.ts";
 
 /** Handlers of the component methods. */
 export const DEFAULT_ROUTES: Readonly<Record<string, RouteHandler>> = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020.js";
-import { compileSubset } from "./json_schema_subset.ts";
+import { compileSubset } from "./_json_schema_subset.ts";
 import { compileValidator, type JsonSchema } from "./json_schema.ts";
 import type { Issue } from "./schema.ts";
 

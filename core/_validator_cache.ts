@@ -6,7 +6,7 @@
  * @module
  */
 
-import { canonicalJson } from "./canonical_json.ts";
+import { canonicalJson } from "./_canonical_json.ts";
 import { compileValidator, type JsonSchema, type Validator } from "./json_schema.ts";
 
 /**
@@ -16,7 +16,7 @@ import { compileValidator, type JsonSchema, type Validator } from "./json_schema
  *
  * @example
  * ```ts
- * import { ValidatorCache } from "./validator_cache.ts";
+ * import { ValidatorCache } from "./_validator_cache.ts";
  * import assert from "node:assert/strict";
  * const cache = new ValidatorCache(2);
  * const a = cache.get({ type: "string" });

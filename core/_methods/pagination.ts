@@ -4,7 +4,7 @@
  * @module
  */
 
-import { ErrorCode, McpError } from "./errors.ts";
+import { ErrorCode, McpError } from "../errors.ts";
 
 const PREFIX = "o1.";
 
@@ -13,7 +13,7 @@ const PREFIX = "o1.";
  *
  * @example
  * ```ts
- * import { paginate } from "@anubis/core/engine";
+ * import { paginate } from "./pagination.ts";
  * import assert from "node:assert/strict";
  * const page = paginate(["a", "b", "c"], undefined, 2);
  * assert.deepEqual(page.items, ["a", "b"]);
@@ -40,7 +40,7 @@ export interface Page<T> {
  *
  * @example
  * ```ts
- * import { paginate } from "@anubis/core/engine";
+ * import { paginate } from "./pagination.ts";
  * import assert from "node:assert/strict";
  * const first = paginate([1, 2, 3], undefined, 2);
  * const second = paginate([1, 2, 3], first.nextCursor, 2);

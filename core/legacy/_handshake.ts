@@ -9,11 +9,12 @@
 import { Cancellation } from "../cancellation.ts";
 import type { Dialect } from "../dialect.ts";
 import { ErrorCode, McpError } from "../errors.ts";
-import type { Exchange, Reply } from "../exchange.ts";
+import type { Exchange } from "../exchange.ts";
+import type { Reply } from "../reply.ts";
 import type { JsonRpcRequest } from "../json_rpc.ts";
 import { resultResponse } from "../json_rpc.ts";
-import { type DispatchTarget, instructions } from "../dispatch.ts";
-import { adoptAssigns, legacyFrame } from "./frame.ts";
+import { type DispatchTarget, instructions } from "../_methods/dispatch.ts";
+import { adoptAssigns, legacyFrame } from "./_frame.ts";
 import { encodeContext, errorReply } from "../reply.ts";
 import type { Registry } from "../registry.ts";
 import * as s from "../schema.ts";
