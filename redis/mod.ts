@@ -21,3 +21,10 @@ export {
   type RedisConnectOptions,
   RedisUnavailableError,
 } from "./connection.ts";
+
+// Stores: sessions, tasks, rate limits, requestState keys.
+export {
+  RedisSessionStore,
+  type RedisSessionStoreOptions,
+  RedisStoreFullError,
+} from "./session_store.ts";
