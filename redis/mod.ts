@@ -28,3 +28,4 @@ export {
   type RedisSessionStoreOptions,
   RedisStoreFullError,
 } from "./session_store.ts";
+export { RedisTaskStore, type RedisTaskStoreOptions } from "./task_store.ts";

@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { TaskLimitError, type TaskRecord } from "@anubis/core";
+import { taskStoreContract } from "@anubis/core/testing";
+import { openRedis, RedisTaskStore } from "@anubis/redis";
+import { redisAvailable, startRedis } from "../helpers/redis_server.ts";
+
+const ignore = !redisAvailable;
+
+// The contract against a real redis-server, one per case.
+for (
+  const c of taskStoreContract(async () => {
+    const server = await startRedis();
+    const redis = await openRedis(server.url);
+    return {
+      store: new RedisTaskStore(redis),
+      close: async () => {
+        redis.close();
+        await server.stop();
+      },
+    };
+  })
+) Deno.test({ name: `redis ${c.name}`, ignore, fn: c.fn });
+
+function task(id: string, owner: string, ttlMs: number | null = null): TaskRecord {
+  const now = Date.now();
+  return {
+    v: 1,
+    id,
+    owner,
+    method: "tools/call",
+    status: "working",
+    createdAt: now,
+    updatedAt: now,
+    ttlMs,
+    expiresAt: ttlMs === null ? null : now + ttlMs,
+  };
+}
+
+async function withStores(
+  options: ConstructorParameters<typeof RedisTaskStore>[1],
+  body: (a: RedisTaskStore, b: RedisTaskStore) => Promise<void>,
+): Promise<void> {
+  const server = await startRedis();
+  const [ra, rb] = [await openRedis(server.url), await openRedis(server.url)];
+  try {
+    await body(new RedisTaskStore(ra, options), new RedisTaskStore(rb, options));
+  } finally {
+    ra.close();
+    rb.close();
+    await server.stop();
+  }
+}
+
+Deno.test({
+  name: "redis task store: created at one instance, polled and cancelled through another",
+  ignore,
+  fn: () =>
+    withStores({}, async (a, b) => {
+      await a.create(task("t1", "session:x", 60_000));
+      const lease = { holder: "instance-a", expiresAt: Date.now() + 10_000 };
+      assert.deepEqual(await a.renew(["t1"], lease), ["working"]);
+      const polled = await b.get("t1");
+      assert.equal(polled?.status, "working");
+      assert.deepEqual(polled?.lease, lease);
+      await b.update("t1", { status: "input_required", inputRequests: { q: {} } });
+      assert.equal((await a.get("t1"))?.status, "input_required");
+      const cancelled = await b.finish("t1", { status: "cancelled", statusMessage: "by b" });
+      assert.equal(cancelled?.status, "cancelled");
+      assert.equal(cancelled?.lease, undefined);
+      // The running instance's next lease sweep learns it, and cannot revive the task.
+      assert.deepEqual(await a.renew(["t1", "unknown"], lease), ["cancelled", undefined]);
+      const late = await a.finish("t1", { status: "completed", result: { content: [] } });
+      assert.equal(late?.status, "cancelled");
+      assert.equal(late?.statusMessage, "by b");
+      assert.deepEqual((await b.list("session:x")).tasks.map((t) => t.id), ["t1"]);
+      assert.deepEqual((await b.list("session:y")).tasks, []);
+    }),
+});
+
+Deno.test({
+  name: "redis task store: bounds are shared by instances and refuse with TaskLimitError",
+  ignore,
+  fn: () =>
+    withStores({ maxTasks: 4, maxTasksPerCaller: 2 }, async (a, b) => {
+      await a.create(task("a1", "session:a", 300));
+      await b.create(task("a2", "session:a", 300));
+      const held = await a.create(task("a3", "session:a")).catch((e) => e);
+      assert.ok(held instanceof TaskLimitError, String(held));
+      assert.equal(held.scope, "caller");
+      assert.equal(held.limit, 2);
+      assert.equal(await a.get("a3"), undefined);
+      await b.create(task("b1", "session:b"));
+      await a.create({ ...task("c1", "anonymous"), caller: "client:10.0.0.7" });
+      const full = await b.create(task("d1", "session:d")).catch((e) => e);
+      assert.ok(full instanceof TaskLimitError, String(full));
+      assert.equal(full.scope, "total");
+      assert.equal(full.limit, 4);
+      assert.equal(await a.count(), 4);
+      assert.equal(await b.heldBy("client:10.0.0.7"), 1);
+      // Concurrent creations at two instances cannot pass the total together.
+      await b.delete("b1");
+      const raced = await Promise.allSettled([
+        a.create(task("r1", "session:r1")),
+        b.create(task("r2", "session:r2")),
+      ]);
+      assert.equal(raced.filter((r) => r.status === "fulfilled").length, 1);
+      // Expired tasks leave the counts.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await a.create(task("a3", "session:a"));
+      await b.create(task("d1", "session:d"));
+      assert.equal(await b.heldBy("session:a"), 1);
+      await assert.rejects(
+        a.create({ ...task("big", "session:z"), statusMessage: "x".repeat(2 * 1024 * 1024) }),
+        RangeError,
+      );
+    }),
+});
+
+Deno.test({
+  name: "redis task store: tasks survive a Redis restart with AOF, and scripts load again",
+  ignore,
+  async fn() {
+    const server = await startRedis({ aof: true });
+    let redis = await openRedis(server.url);
+    try {
+      await new RedisTaskStore(redis).create(task("t1", "o", 60_000));
+      redis.close();
+      await server.kill();
+      await server.restart();
+      redis = await openRedis(server.url);
+      const store = new RedisTaskStore(redis);
+      assert.equal((await store.get("t1"))?.status, "working");
+      const lease = { holder: "b", expiresAt: Date.now() + 5_000 };
+      assert.deepEqual(await store.renew(["t1"], lease), ["working"]);
+      assert.equal((await store.finish("t1", { status: "cancelled" }))?.status, "cancelled");
+    } finally {
+      redis.close();
+      await server.stop();
+    }
+  },
+});
