@@ -29,3 +29,4 @@ export {
   RedisStoreFullError,
 } from "./session_store.ts";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./task_store.ts";
+export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from "./rate_limit_store.ts";
