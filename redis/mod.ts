@@ -30,3 +30,4 @@ export {
 } from "./session_store.ts";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./task_store.ts";
 export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from "./rate_limit_store.ts";
+export { RedisRequestStateKeys, type RedisRequestStateKeysOptions } from "./request_state_keys.ts";
