@@ -88,10 +88,12 @@ if exp ~= '' then redis.call('PEXPIREAT', KEYS[1], exp) end
 local score = exp == '' and '+inf' or exp
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 for i, key in ipairs({KEYS[3], KEYS[4]}) do
-  local at = redis.call('PEXPIRETIME', key)
+  local left = redis.call('PTTL', key)
   if i == 1 then redis.call('ZADD', key, score, ARGV[1]) else redis.call('ZADD', key, 0, ARGV[7]) end
   if exp == '' then redis.call('PERSIST', key)
-  elseif at == -2 or (at >= 0 and at < tonumber(exp)) then redis.call('PEXPIREAT', key, exp) end
+  elseif left == -2 or (left >= 0 and now + left < tonumber(exp)) then
+    redis.call('PEXPIREAT', key, exp)
+  end
 end
 return 'ok'`);
 
@@ -397,7 +399,7 @@ export class RedisTaskStore implements TaskStore {
     const tasks: TaskRecord[] = [];
     for (;;) {
       const members = await this.#cmd<string[]>(
-        ["ZRANGE", index, from, "+", "BYLEX", "LIMIT", "0", String(LIST_BATCH)],
+        ["ZRANGEBYLEX", index, from, "+", "LIMIT", "0", String(LIST_BATCH)],
       );
       const reads = await Promise.all(members.map((m) => this.#read(m.slice(17))));
       for (let i = 0; i < members.length; i++) {

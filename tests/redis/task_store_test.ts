@@ -139,3 +139,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "redis task store: a caller's and an owner's index keys go when their last task expires",
+  ignore,
+  async fn() {
+    const server = await startRedis();
+    const redis = await openRedis(server.url);
+    const { clientOf } = await import("../../redis/_client.ts");
+    const raw = clientOf(redis);
+    try {
+      const store = new RedisTaskStore(redis);
+      await store.create(task("short", "session:s", 200));
+      await store.create(task("kept", "session:k", null));
+      await store.create(task("longer", "session:k", 200)); // does not shorten an unlimited index
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      assert.equal(await raw.exists("{anubis:tasks}:c:session:s"), 0);
+      assert.equal(await raw.exists("{anubis:tasks}:o:session:s"), 0);
+      assert.equal(await raw.exists("{anubis:tasks}:t:short"), 0);
+      assert.equal(await raw.pTTL("{anubis:tasks}:o:session:k"), -1);
+      assert.deepEqual((await store.list("session:k")).tasks.map((t) => t.id), ["kept"]);
+      assert.equal(await store.heldBy("session:k"), 1);
+      assert.equal(await store.count(), 1);
+    } finally {
+      redis.close();
+      await server.stop();
+    }
+  },
+});
