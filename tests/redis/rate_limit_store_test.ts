@@ -64,3 +64,60 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "redis rate limit store: two HTTP instances share one caller's budget",
+  ignore,
+  async fn() {
+    const { start, post, headers2026, request2026 } = await import("../helpers/http_helpers.ts");
+    const server = await startRedis();
+    const [ra, rb] = [await openRedis(server.url), await openRedis(server.url)];
+    const rateLimit = (redis: typeof ra) => ({
+      perSecond: 0.01,
+      burst: 3,
+      store: new RedisRateLimitStore(redis),
+    });
+    const a = start({ rateLimit: rateLimit(ra) });
+    const b = start({ rateLimit: rateLimit(rb) });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 5; i++) {
+        const url = (i % 2 ? b : a).url;
+        const response = await post(
+          url,
+          request2026(i, "tools/call", { name: "echo", arguments: { text: "hi" } }),
+          headers2026("tools/call", "echo"),
+        );
+        statuses.push(response.status);
+        await response.body?.cancel();
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+    } finally {
+      await a.close();
+      await b.close();
+      ra.close();
+      rb.close();
+      await server.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "redis rate limit store: scripts flushed from Redis are loaded again (NOSCRIPT)",
+  ignore,
+  async fn() {
+    const { clientOf } = await import("../../redis/_client.ts");
+    const server = await startRedis();
+    const redis = await openRedis(server.url);
+    try {
+      const store = new RedisRateLimitStore(redis);
+      assert.equal(await store.take("ada", { perSecond: 1, burst: 2 }), 0);
+      await clientOf(redis).scriptFlush();
+      assert.equal(await store.take("ada", { perSecond: 1, burst: 2 }), 0);
+      assert.ok(await store.take("ada", { perSecond: 1, burst: 2 }) > 0);
+    } finally {
+      redis.close();
+      await server.stop();
+    }
+  },
+});
