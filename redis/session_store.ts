@@ -121,7 +121,7 @@ function positive(name: string, value: number): number {
 }
 
 /** Escapes what `SCAN MATCH` would read as a pattern. */
-export function globEscape(text: string): string {
+function globEscape(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
 
