@@ -138,6 +138,8 @@ const encoder = new TextEncoder();
 const CURSOR = /^\d{16}\|/;
 /** Ids read per round trip while listing. */
 const LIST_BATCH = 100;
+/** Leases renewed per script (a script holds Redis while it runs: a few ms at most). */
+const RENEW_BATCH = 500;
 
 function positive(name: string, value: number): number {
   if (!(value >= 1) || !Number.isFinite(value)) {
@@ -414,7 +416,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /**
-   * Renews the leases of running tasks in one script (one round trip): the
+   * Renews the leases of running tasks in one script per 500 tasks (a round trip each): the
    * runtime's lease sweep. Each task's status comes back, so a task another
    * instance cancelled (or answered) is seen as such by the one running it.
    *
@@ -433,14 +435,18 @@ export class RedisTaskStore implements TaskStore {
    * ```
    */
   async renew(ids: readonly string[], lease: TaskLease): Promise<(TaskStatus | undefined)[]> {
-    if (ids.length === 0) return [];
-    const statuses = await RENEW.run<string[]>(
-      this.#redis,
-      ids.map((id) => this.#key(id)),
-      [JSON.stringify(lease), Date.now()],
-      this.#timeout,
-    );
-    return statuses.map((status) => status === "" ? undefined : status as TaskStatus);
+    const statuses: (TaskStatus | undefined)[] = [];
+    for (let start = 0; start < ids.length; start += RENEW_BATCH) {
+      const batch = ids.slice(start, start + RENEW_BATCH);
+      const read = await RENEW.run<string[]>(
+        this.#redis,
+        batch.map((id) => this.#key(id)),
+        [JSON.stringify(lease), Date.now()],
+        this.#timeout,
+      );
+      for (const status of read) statuses.push(status === "" ? undefined : status as TaskStatus);
+    }
+    return statuses;
   }
 
   /**

@@ -167,3 +167,22 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "redis task store: renew goes through many tasks in batches, in order",
+  ignore,
+  fn: () =>
+    withStores({ maxTasks: 10_000, maxTasksPerCaller: 10_000 }, async (a, b) => {
+      const ids = Array.from({ length: 1_203 }, (_, i) => `t${i}`);
+      for (const id of ids) await a.create(task(id, "session:many", 60_000));
+      await b.finish("t700", { status: "cancelled" });
+      const lease = { holder: "a", expiresAt: Date.now() + 15_000 };
+      const statuses = await a.renew([...ids, "gone"], lease);
+      assert.equal(statuses.length, 1_204);
+      assert.equal(statuses[700], "cancelled");
+      assert.equal(statuses[1_203], undefined);
+      assert.equal(statuses.filter((s) => s === "working").length, 1_202);
+      assert.deepEqual((await b.get("t1202"))?.lease, lease);
+      assert.equal((await b.get("t700"))?.lease, undefined);
+    }),
+});
