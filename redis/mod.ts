@@ -21,3 +21,13 @@ export {
   type RedisConnectOptions,
   RedisUnavailableError,
 } from "./connection.ts";
+
+// Stores: sessions, tasks, rate limits, requestState keys.
+export {
+  RedisSessionStore,
+  type RedisSessionStoreOptions,
+  RedisStoreFullError,
+} from "./session_store.ts";
+export { RedisTaskStore, type RedisTaskStoreOptions } from "./task_store.ts";
+export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from "./rate_limit_store.ts";
+export { RedisRequestStateKeys, type RedisRequestStateKeysOptions } from "./request_state_keys.ts";
