@@ -21,3 +21,4 @@ export {
   type RedisConnectOptions,
   RedisUnavailableError,
 } from "./connection.ts";
+export { RedisEventStore, type RedisEventStoreOptions } from "./event_store.ts";
