@@ -342,7 +342,9 @@ export class RedisEventStore implements EventStore {
     const unwatch = this.#wakeups.watch(keys.wake);
     const unsubscribe = await this.#subscribe(keys.wake);
     let cursor = afterId;
-    let highest = 0;
+    // A channel's counter never expires: one found below the cursor went back
+    // (Redis lost its data), so the tail ends and its follower starts over.
+    let highest = this.#counterTtlMs === Infinity ? Math.max(0, afterId) : 0;
     let keepAt = 0;
     try {
       while (!signal.aborted) {

@@ -22,3 +22,4 @@ export {
   RedisUnavailableError,
 } from "./connection.ts";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event_store.ts";
+export { RedisNotificationBus, type RedisNotificationBusOptions } from "./notification_bus.ts";
