@@ -7,9 +7,53 @@
 
 import type { RawRedisClient } from "./_client.ts";
 
-/** Runs `args` on `client`, rejecting after `timeoutMs` even once it was sent. */
+/** A command waiting for its reply: when it gives up, and how. */
+interface Pending {
+  at: number;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The deadlines of every command in flight, checked by one sweep timer (100
+ * ms) that runs only while commands wait: a timer per command costs more
+ * than the command on a fast Redis.
+ */
+const pending = new Set<Pending>();
+let sweeper: ReturnType<typeof setInterval> | undefined;
+
+function sweep(): void {
+  const now = Date.now();
+  for (const entry of pending) {
+    if (entry.at > now) continue;
+    pending.delete(entry);
+    entry.reject(new Error("Redis did not answer in time (commandTimeoutMs)"));
+  }
+  if (pending.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+/**
+ * Runs `args` on `client`; rejects after `timeoutMs` (give or take 100 ms)
+ * when no reply came, whether the command waits to be sent (Redis down) or
+ * for its reply.
+ */
 export function command<T>(client: RawRedisClient, args: string[], timeoutMs: number): Promise<T> {
-  return client.sendCommand<T>(args, { timeout: timeoutMs, rejectInFlight: true });
+  return new Promise<T>((resolve, reject) => {
+    const entry: Pending = { at: Date.now() + timeoutMs, reject };
+    pending.add(entry);
+    if (sweeper === undefined) {
+      sweeper = setInterval(sweep, 100);
+    }
+    client.sendCommand<T>(args).then((value) => {
+      pending.delete(entry);
+      resolve(value);
+    }, (error) => {
+      pending.delete(entry);
+      reject(error);
+    });
+  });
 }
 
 /** A Lua script, run by `EVALSHA` (loaded with `EVAL` when the server lacks it). */

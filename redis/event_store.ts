@@ -28,9 +28,9 @@ export interface RedisEventStoreOptions {
   prefix?: string;
   /** Events kept per session; older ones are dropped by the append that passes it (default 1,000). */
   maxEventsPerSession?: number;
-  /** Bytes of event data kept per session; the oldest events go first (default 64 MiB). */
+  /** Bytes of event data kept per session; the oldest events go first (default 16 MiB). */
   maxBytesPerSession?: number;
-  /** The largest event accepted, in bytes; a larger append rejects (default 8 MiB). */
+  /** The largest event accepted, in bytes; a larger append rejects (default 4 MiB). */
   maxEventBytes?: number;
   /** Age after which an event is no longer replayed, in ms (default one hour). */
   ttlMs?: number;
@@ -52,8 +52,12 @@ export interface RedisEventStoreOptions {
 const COUNTER_GRACE_MS = 24 * 60 * 60_000;
 
 /**
- * KEYS: meta hash (n: last id, b: bytes held), stream.
- * ARGV: data, now, ttlMs, counterTtlMs (0: never expires), maxEvents,
+ * KEYS: meta hash (n: last id, b: bytes appended since the last count),
+ * stream. The stream trims itself to `maxEvents` (`XADD MAXLEN`); `b` only
+ * grows, so when it passes `maxBytes` (rarely) the events are counted from
+ * the newest and the oldest past the bound trimmed, and `b` set to what is
+ * held.
+ * ARGV: data, now (ms: the entry id is `<id>-<now>`), ttlMs, counterTtlMs (0: never expires), maxEvents,
  * maxBytes, wake channel.
  */
 const APPEND = new Script(`
@@ -68,21 +72,20 @@ if n == 1 then
     end
   end
 end
-local size = string.len(ARGV[1])
-redis.call('XADD', KEYS[2], n .. '-0', 'd', ARGV[1], 't', ARGV[2], 's', size)
-local bytes = redis.call('HINCRBY', KEYS[1], 'b', size)
-local count = redis.call('XLEN', KEYS[2])
-local maxEvents = tonumber(ARGV[5])
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[5], n .. '-' .. ARGV[2], 'd', ARGV[1])
 local maxBytes = tonumber(ARGV[6])
-while count > maxEvents or (bytes > maxBytes and count > 1) do
-  local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)[1]
-  redis.call('XDEL', KEYS[2], first[1])
-  local dropped = 0
-  for i = 1, #first[2], 2 do
-    if first[2][i] == 's' then dropped = tonumber(first[2][i + 1]) end
+if redis.call('HINCRBY', KEYS[1], 'b', string.len(ARGV[1])) > maxBytes then
+  local entries = redis.call('XREVRANGE', KEYS[2], '+', '-')
+  local kept = 0
+  for i, entry in ipairs(entries) do
+    local size = string.len(entry[2][2])
+    if i > 1 and kept + size > maxBytes then
+      redis.call('XTRIM', KEYS[2], 'MINID', entries[i - 1][1])
+      break
+    end
+    kept = kept + size
   end
-  bytes = redis.call('HINCRBY', KEYS[1], 'b', -dropped)
-  count = count - 1
+  redis.call('HSET', KEYS[1], 'b', kept)
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 if ARGV[4] == '0' then
@@ -106,7 +109,7 @@ const encoder = new TextEncoder();
  *
  * - Keys: per session, a hash `<prefix>:{<id>}:m` (its last id and the bytes
  *   it holds) and a stream `<prefix>:{<id>}:x` whose entry ids are the event
- *   ids (`<id>-0`); the session id is URI-encoded inside the braces (one
+ *   ids and the time of the append (`<id>-<ms>`); the session id is URI-encoded inside the braces (one
  *   Redis Cluster slot per session), so no session reaches another's keys.
  * - Appends: one Lua script increments the counter, adds the event, trims the
  *   oldest past `maxEventsPerSession` or `maxBytesPerSession`, renews both
@@ -173,8 +176,8 @@ export class RedisEventStore implements EventStore {
     this.#redis = redis;
     this.#prefix = options.prefix ?? "anubis:events";
     this.#maxEvents = positive("maxEventsPerSession", options.maxEventsPerSession ?? 1_000);
-    this.#maxBytes = positive("maxBytesPerSession", options.maxBytesPerSession ?? 64 * 2 ** 20);
-    this.#maxEventBytes = positive("maxEventBytes", options.maxEventBytes ?? 8 * 2 ** 20);
+    this.#maxBytes = positive("maxBytesPerSession", options.maxBytesPerSession ?? 16 * 2 ** 20);
+    this.#maxEventBytes = positive("maxEventBytes", options.maxEventBytes ?? 4 * 2 ** 20);
     this.#ttlMs = Math.ceil(positive("ttlMs", options.ttlMs ?? 3_600_000));
     const counterTtl = options.counterTtlMs ?? this.#ttlMs + COUNTER_GRACE_MS;
     this.#counterTtlMs = counterTtl === Infinity
@@ -199,7 +202,8 @@ export class RedisEventStore implements EventStore {
    * ```
    */
   async append(sessionId: string, data: string): Promise<number> {
-    const size = encoder.encode(data).length;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most events need no count.
+    const size = data.length * 3 <= this.#maxEventBytes ? 0 : encoder.encode(data).length;
     if (size > this.#maxEventBytes) {
       throw new RangeError(`event of ${size} bytes is over maxEventBytes (${this.#maxEventBytes})`);
     }
@@ -240,14 +244,11 @@ export class RedisEventStore implements EventStore {
     const oldest = this.#now() - this.#ttlMs;
     const events: StoredEvent[] = [];
     for (const [entryId, fields] of entries ?? []) {
-      let data: string | undefined;
-      let at = 0;
-      for (let i = 0; i < fields.length; i += 2) {
-        if (fields[i] === "d") data = fields[i + 1];
-        else if (fields[i] === "t") at = Number(fields[i + 1]);
-      }
-      if (data === undefined || at <= oldest) continue;
-      events.push({ id: Number(entryId.slice(0, entryId.indexOf("-"))), data });
+      // The entry id is `<event id>-<ms appended>`.
+      const dash = entryId.indexOf("-");
+      if (Number(entryId.slice(dash + 1)) <= oldest) continue;
+      const data = fields[0] === "d" ? fields[1] : undefined;
+      if (data !== undefined) events.push({ id: Number(entryId.slice(0, dash)), data });
     }
     return events;
   }
