@@ -141,10 +141,12 @@ export class RedisEventStore implements EventStore {
    * Other instances share the events: retention is the store's (see `EventStore.shared`).
    *
    * @example
-   * ```ts
-   * import { RedisEventStore } from "@anubis/redis";
+   * ```ts ignore
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
    * import assert from "node:assert/strict";
-   * assert.equal(RedisEventStore.prototype instanceof Object, true);
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * assert.equal(new RedisEventStore(redis).shared, true);
+   * redis.close();
    * ```
    */
   readonly shared = true;
@@ -198,7 +200,13 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
-   * const id = await store.append("s", "hello"); // 1 for a new session
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
+   * assert.equal(await store.append("new-session", "hello"), 1);
+   * await store.close();
+   * redis.close();
    * ```
    */
   async append(sessionId: string, data: string): Promise<number> {
@@ -230,7 +238,14 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
-   * const events = await store.replay("s", 0); // every event still held
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
+   * await store.append("s2", "a");
+   * assert.deepEqual(await store.replay("s2", 0), [{ id: 1, data: "a" }]);
+   * await store.close();
+   * redis.close();
    * ```
    */
   async replay(sessionId: string, afterId: number): Promise<StoredEvent[]> {
@@ -261,7 +276,13 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
-   * const latest = await store.latestId("s"); // 0 for a session never seen
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
+   * assert.equal(await store.latestId("never-seen"), 0);
+   * await store.close();
+   * redis.close();
    * ```
    */
   async latestId(sessionId: string): Promise<number> {
@@ -278,7 +299,15 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
-   * await store.delete("s");
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
+   * await store.append("s3", "a");
+   * await store.delete("s3");
+   * assert.equal(await store.latestId("s3"), 0);
+   * await store.close();
+   * redis.close();
    * ```
    */
   async delete(sessionId: string): Promise<void> {
@@ -296,7 +325,14 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
    * await store.heartbeat("instance-1");
+   * assert.equal(typeof await store.lastHeartbeat("instance-1"), "string");
+   * await store.close();
+   * redis.close();
    * ```
    */
   async heartbeat(owner: string): Promise<void> {
@@ -311,7 +347,13 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
-   * const token = await store.lastHeartbeat("instance-1");
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
+   * assert.equal(await store.lastHeartbeat("never-beat"), undefined);
+   * await store.close();
+   * redis.close();
    * ```
    */
   async lastHeartbeat(owner: string): Promise<string | undefined> {
@@ -334,8 +376,18 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
    * const stop = new AbortController();
-   * for await (const event of store.tail("s", 0, stop.signal)) console.log(event.id);
+   * setTimeout(() => store.append("s4", "live"), 10);
+   * for await (const event of store.tail("s4", 0, stop.signal)) {
+   *   assert.deepEqual(event, { id: 1, data: "live" });
+   *   stop.abort();
+   * }
+   * await store.close();
+   * redis.close();
    * ```
    */
   async *tail(sessionId: string, afterId: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
@@ -383,7 +435,13 @@ export class RedisEventStore implements EventStore {
    *
    * @example
    * ```ts ignore
+   * import { openRedis, RedisEventStore } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const store = new RedisEventStore(redis);
    * await store.close();
+   * assert.equal(await redis.ping(), "PONG"); // the caller's connection stays open
+   * redis.close();
    * ```
    */
   async close(): Promise<void> {

@@ -106,7 +106,15 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    *
    * @example
    * ```ts ignore
+   * import { openRedis, RedisNotificationBus } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const bus = new RedisNotificationBus(redis, { channel: "docs" });
    * await bus.start();
+   * await bus.start(); // a second call changes nothing
+   * assert.ok(bus);
+   * await bus.close();
+   * redis.close();
    * ```
    */
   async start(): Promise<void> {
@@ -124,7 +132,18 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    *
    * @example
    * ```ts ignore
+   * import { openRedis, RedisNotificationBus } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const bus = new RedisNotificationBus(redis, { channel: "docs" });
+   * const other = new RedisNotificationBus(redis, { channel: "docs" });
+   * await other.start();
+   * const heard = new Promise((resolve) => other.subscribe(resolve));
    * await bus.publish({ event: { type: "prompts_list_changed" }, delivered: [] });
+   * assert.deepEqual(await heard, { event: { type: "prompts_list_changed" }, delivered: [] });
+   * await other.close();
+   * await bus.close();
+   * redis.close();
    * ```
    */
   publish(message: M): Promise<void> {
@@ -145,8 +164,16 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    *
    * @example
    * ```ts ignore
-   * const unsubscribe = bus.subscribe((message) => console.log(message));
-   * unsubscribe();
+   * import { openRedis, RedisNotificationBus } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const bus = new RedisNotificationBus(redis, { channel: "docs" });
+   * const heard: unknown[] = [];
+   * const unsubscribe = bus.subscribe((message) => heard.push(message));
+   * unsubscribe(); // the listener hears nothing from now on
+   * assert.deepEqual(heard, []);
+   * await bus.close();
+   * redis.close();
    * ```
    */
   subscribe(listener: (message: M) => void): () => void {
@@ -163,7 +190,15 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    *
    * @example
    * ```ts ignore
-   * await bus.close();
+   * import { openRedis, RedisNotificationBus } from "@anubis/redis";
+   * import assert from "node:assert/strict";
+   * const redis = await openRedis("redis://127.0.0.1:6379");
+   * const bus = new RedisNotificationBus(redis, { channel: "docs" });
+   * await bus.start();
+   * const started = Date.now();
+   * await bus.close(); // at once: nothing blocks on Redis
+   * assert.ok(Date.now() - started < 1_000);
+   * redis.close();
    * ```
    */
   async close(): Promise<void> {
