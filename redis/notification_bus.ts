@@ -75,6 +75,7 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
   readonly #listeners = new Set<(message: M) => void>();
   readonly #stop = new AbortController();
   readonly #retryMs: number;
+  readonly #timeoutMs: number;
   #publishing: Promise<void> = Promise.resolve();
   #following?: Promise<void>;
 
@@ -87,6 +88,7 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
   constructor(redis: RedisConnection, options: RedisNotificationBusOptions = {}) {
     this.#channel = options.channel ?? "changes";
     this.#retryMs = options.pollIntervalMs ?? 1_000;
+    this.#timeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#log = new RedisEventStore(redis, {
       prefix: options.prefix ?? "anubis:bus",
       maxEventsPerSession: options.maxMessages ?? 1_000,
@@ -183,8 +185,8 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
 
   /**
    * Stops following (at once: the pub/sub connection is closed, no read is
-   * left waiting) and waits for pending publishes, each bounded by the
-   * command timeout.
+   * left waiting) and waits for pending publishes, one command timeout at
+   * most.
    *
    * @returns Resolves when stopped.
    *
@@ -203,7 +205,14 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    */
   async close(): Promise<void> {
     this.#stop.abort();
-    await this.#publishing;
+    // Publishes queued while Redis was down each wait out the command
+    // timeout: close waits for them one timeout at most.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.#publishing,
+      new Promise((resolve) => timer = setTimeout(resolve, this.#timeoutMs)),
+    ]);
+    clearTimeout(timer);
     await this.#log.close();
     await this.#following;
   }
