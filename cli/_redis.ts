@@ -83,9 +83,14 @@ export interface RedisServing {
     sessionBus: NotificationBus<SessionBusMessage>;
     leave(): Promise<void>;
   };
+  /** Why the instance is not ready (Redis unreachable), for the readiness probe. */
+  problem(): string | undefined;
   /** Closes the stores, the buses and the connection. */
   close(): Promise<void>;
 }
+
+/** How often the readiness probe's view of Redis is refreshed (a PING), in ms. */
+const PROBE_MS = 2_000;
 
 /**
  * Opens `url` and builds the stores; a Redis unreachable at start rejects
@@ -101,7 +106,22 @@ export interface RedisServing {
 export async function openRedisStores(url: string, server: McpServer): Promise<RedisServing> {
   const connection = await openRedis(url);
   const stores = redisStores(connection, server);
+  // A PING every PROBE_MS: one that fails or goes unanswered for PROBE_MS makes the
+  // instance unready (GET /ready answers 503), so a load balancer drains it meanwhile.
+  let problem: string | undefined;
+  let answered = true;
+  const probe = setInterval(() => {
+    if (!answered) problem = `Redis at ${connection.url} does not answer`;
+    answered = false;
+    connection.ping().then(() => {
+      answered = true;
+      problem = undefined;
+    }, (error) => {
+      problem = `Redis at ${connection.url} is unreachable: ${(error as Error).message}`;
+    });
+  }, PROBE_MS);
   const close = async () => {
+    clearInterval(probe);
     await stores.close();
     connection.close();
   };
@@ -114,6 +134,7 @@ export async function openRedisStores(url: string, server: McpServer): Promise<R
   return {
     stores,
     close,
+    problem: () => problem,
     join(sessionStore) {
       const listing = sessionStore as { records?: () => AsyncIterable<SessionRecord> } | undefined;
       const records = listing?.records?.bind(listing);

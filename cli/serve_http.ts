@@ -592,7 +592,7 @@ export async function serveHttp(
       hostname: options.host,
       port: options.port,
       path: options.path,
-      readiness: { check: () => databases.problem() },
+      readiness: { check: () => databases.problem() ?? redis?.problem() },
       eventStore: stores.eventStore,
       sessionStore: stores.sessionStore,
       taskStore: stores.taskStore,

@@ -110,8 +110,21 @@ Deno.test({
       const fromUrl = await startHttpServer(["--redis", `redis://app:s3cret@${hostPort}`]);
       try {
         assert.ok(await initialize(fromUrl.url.href));
+        const ready = async () => {
+          const response = await fetch(new URL("/ready", fromUrl.url));
+          await response.body?.cancel();
+          return response.status;
+        };
+        const readiness = async (status: number) => {
+          const until = Date.now() + 15_000;
+          while ((await ready()) !== status) {
+            assert.ok(Date.now() < until, `GET /ready never answered ${status}`);
+            await new Promise((r) => setTimeout(r, 200));
+          }
+        };
+        await readiness(200);
         await redis.kill();
-        await new Promise((r) => setTimeout(r, 500));
+        await readiness(503); // a load balancer drains the instance while Redis is away
         await redis.restart();
         await redisCommand(redis.port, "ACL SETUSER app on >s3cret ~* &* +@all");
         await redisCommand(redis.port, "ACL SETUSER default off");
@@ -125,6 +138,7 @@ Deno.test({
             // Redis coming back
           }
         }
+        await readiness(200);
       } finally {
         const { code, stderr } = await fromUrl.stop();
         assert.equal(code, 0, stderr);
