@@ -123,6 +123,17 @@ Deno.test({
           }
         };
         await readiness(200);
+        // A GET stream open (its tail on Redis) while Redis goes away: the instance lives on.
+        const session = await initialize(fromUrl.url.href);
+        const stream = await fetch(fromUrl.url, {
+          headers: {
+            accept: "text/event-stream",
+            "mcp-session-id": session,
+            "mcp-protocol-version": "2025-11-25",
+          },
+        });
+        assert.equal(stream.status, 200);
+        const draining = stream.body!.pipeTo(new WritableStream()).catch(() => {});
         await redis.kill();
         await readiness(503); // a load balancer drains the instance while Redis is away
         await redis.restart();
@@ -139,6 +150,11 @@ Deno.test({
           }
         }
         await readiness(200);
+        await fetch(fromUrl.url, {
+          method: "DELETE",
+          headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+        }).then((r) => r.body?.cancel());
+        await draining;
       } finally {
         const { code, stderr } = await fromUrl.stop();
         assert.equal(code, 0, stderr);
