@@ -445,7 +445,27 @@ async function storeTables(): Promise<Table[]> {
       rows: rowsFor("replay"),
       baselines: [raw],
     },
+    ...await redisTables(),
   ];
+}
+
+/** Appends through RedisEventStore against raw Redis commands and KV (when redis-server is here). */
+async function redisTables(): Promise<Table[]> {
+  const { redisAvailable } = await import("../tests/helpers/redis_server.ts");
+  if (!redisAvailable) return [];
+  log("event stores on Redis");
+  const results = await benchProcess("bench/redis_load.ts");
+  return [{
+    key: "redis-append",
+    title: "Event stores on Redis: append",
+    setup: "A redis-server of its own on loopback; a ~150-byte event into 8 sessions per lane, " +
+      "one at a time and 16 in flight. RedisEventStore.append is one EVALSHA (INCR, XADD, " +
+      "bounds, PEXPIRE, PUBLISH); the raw row sends INCR and XADD pipelined (one round trip), " +
+      "what an append needs at least; KvEventStore on a local sqlite file. Rows taken in turn " +
+      "for 6 rounds, each keeps its best. Target: RedisEventStore at least 60% of raw.",
+    rows: results.map(({ name, ...result }) => ({ name: name.replace(/ append$/, ""), result })),
+    baselines: ["raw Redis INCR+XADD", "raw Redis INCR+XADD (16 in flight)"],
+  }];
 }
 
 const RAW_COMMIT = "raw KV commit";

@@ -31,6 +31,8 @@ export interface ServeOptions {
   eventStore?: string;
   /** `kv` or `kv:PATH`, when sessions are persisted. */
   sessionStore?: string;
+  /** `--redis redis://…`: resumable streams and the buses on this Redis (`rediss://` for TLS). */
+  redis?: string;
   /** `memory`, `kv` or `kv:PATH`: where tasks are kept (default memory). */
   taskStore?: string;
   /** `--max-tasks` and `--max-tasks-per-caller`: the task store's bounds (each absent one its default). */
@@ -180,6 +182,11 @@ Options:
   --path <path>             HTTP endpoint path (default /mcp)
   --event-store <store>     Resumable streams: memory, kv or kv:<path> (default: off)
   --session-store <store>   Persist sessions: kv or kv:<path> (default: off)
+  --redis <url>             Share streams and changes among instances through
+                            Redis: redis://[user:password@]host:port[/db] or
+                            rediss:// (TLS); credentials also from
+                            REDIS_USERNAME and REDIS_PASSWORD (not with
+                            --event-store)
   --task-store <store>      Keep tasks: memory, kv or kv:<path> (default memory)
                             kv alone is the file .data/anubis.kv; several
                             instances may share one file
@@ -272,6 +279,7 @@ const VALUE_FLAGS = new Set([
   "--path",
   "--event-store",
   "--session-store",
+  "--redis",
   "--task-store",
   "--max-tasks",
   "--max-tasks-per-caller",
@@ -407,6 +415,12 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
         }
         options.sessionStore = value;
         break;
+      case "--redis":
+        if (!/^rediss?:\/\/./.test(value) || !URL.canParse(value)) {
+          return { kind: "error", message: `--redis must be a redis:// or rediss:// URL` };
+        }
+        options.redis = value;
+        break;
       case "--task-store":
         if (!/^(memory|kv(:.+)?)$/.test(value)) {
           return {
@@ -506,6 +520,10 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
       kind: "error",
       message: "--event-store, --session-store, --task-store and the HTTP limits need --http",
     };
+  }
+  if (options.redis && !options.http) return { kind: "error", message: "--redis needs --http" };
+  if (options.redis && options.eventStore) {
+    return { kind: "error", message: "--redis keeps the streams: drop --event-store" };
   }
   if (options.trustedProxies && !options.http) {
     return { kind: "error", message: "--trusted-proxy needs --http" };

@@ -575,16 +575,24 @@ export async function serveHttp(
   const databases = new KvDatabases();
   let joined: JoinedInstances | undefined;
   let stopKeys = () => {};
+  let redis: import("./_redis.ts").RedisServing | undefined;
   try {
+    // --redis: every Redis store and bus comes from cli/_redis.ts (loaded only then).
+    if (options.redis) {
+      redis = await (await import("./_redis.ts")).openRedisStores(options.redis, server);
+    }
     const stores = await openStores(options, databases);
+    if (redis) stores.eventStore = redis.stores.eventStore;
     stopKeys = await useRequestStateKeys(server, options, databases);
-    joined = await joinInstances(server, options, databases, stores);
+    joined = redis
+      ? redis.join(stores.sessionStore)
+      : await joinInstances(server, options, databases, stores);
     // --header-timeout and --idle-timeout come in `limits` (serve() has both on by default).
     const running = serve(server, {
       hostname: options.host,
       port: options.port,
       path: options.path,
-      readiness: { check: () => databases.problem() },
+      readiness: { check: () => databases.problem() ?? redis?.problem() },
       eventStore: stores.eventStore,
       sessionStore: stores.sessionStore,
       taskStore: stores.taskStore,
@@ -604,6 +612,7 @@ export async function serveHttp(
   } finally {
     stopKeys();
     await joined?.leave();
+    await redis?.close();
     databases.close();
   }
 }

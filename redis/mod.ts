@@ -31,3 +31,7 @@ export {
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./task_store.ts";
 export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from "./rate_limit_store.ts";
 export { RedisRequestStateKeys, type RedisRequestStateKeysOptions } from "./request_state_keys.ts";
+
+// Resumable streams and the buses between instances.
+export { RedisEventStore, type RedisEventStoreOptions } from "./event_store.ts";
+export { RedisNotificationBus, type RedisNotificationBusOptions } from "./notification_bus.ts";

@@ -54,6 +54,7 @@ const SIBLINGS: Record<string, string[]> = {
     "@anubis/dialects",
     "@anubis/event-store-kv",
     "@anubis/event-store-memory",
+    "@anubis/redis",
     "@anubis/session-kv",
     "@anubis/transport-http",
     "@anubis/transport-stdio",
