@@ -25,8 +25,8 @@ import {
 import type { TaskStore } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { redirectConsole } from "./console_redirect.ts";
-import { type Line, LineSplitter } from "./line_splitter.ts";
-import { LineWriter } from "./line_writer.ts";
+import { type Line, LineSplitter } from "./_line_splitter.ts";
+import { LineWriter } from "./_line_writer.ts";
 
 /**
  * Options of {@link serveStdio}.

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { Wakeups } from "./wakeups.ts";
+ * import { Wakeups } from "./_wakeups.ts";
  * const wakeups = new Wakeups();
  * setTimeout(() => wakeups.wake("s"), 5);
  * await wakeups.wait("s", 60_000, new AbortController().signal); // returns after ~5 ms

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Line, LineSplitter } from "./line_splitter.ts";
+import { type Line, LineSplitter } from "./_line_splitter.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const show = (lines: Line[]) =>

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LineWriter } from "./line_writer.ts";
+import { LineWriter } from "./_line_writer.ts";
 
 const text = new TextDecoder();
 const ok = (id: number) => ({ jsonrpc: "2.0", id, result: {} }) as const;

@@ -34,7 +34,7 @@ const REUSED_CHUNK_BYTES = 64 * 1024;
  *
  * @example
  * ```ts
- * import type { LineWriterOptions } from "@anubis/transport-stdio";
+ * import type { LineWriterOptions } from "./_line_writer.ts";
  * const options: LineWriterOptions = { highWaterMark: 1024 * 1024 };
  * ```
  */
@@ -72,7 +72,7 @@ export interface LineWriterOptions {
  *
  * @example
  * ```ts
- * import { LineWriter } from "@anubis/transport-stdio";
+ * import { LineWriter } from "./_line_writer.ts";
  * import assert from "node:assert/strict";
  * const chunks: string[] = [];
  * const stream = new WritableStream<Uint8Array>({
@@ -120,7 +120,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * const stream = new WritableStream<Uint8Array>({
    *   write: () => Promise.reject(new Error("EPIPE")), // the reader went away
@@ -140,7 +140,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * const stream = new WritableStream<Uint8Array>();
    * const writer = new LineWriter(stream.getWriter());
@@ -159,7 +159,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * const gate = Promise.withResolvers<void>();
    * const stream = new WritableStream<Uint8Array>({ write: () => gate.promise }); // a reader that stalls
@@ -180,7 +180,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * const gate = Promise.withResolvers<void>();
    * const stream = new WritableStream<Uint8Array>({ write: () => gate.promise });
@@ -205,7 +205,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * const lines: string[] = [];
    * const stream = new WritableStream<Uint8Array>({
@@ -246,7 +246,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * const chunks: string[] = [];
    * const stream = new WritableStream<Uint8Array>({
@@ -274,7 +274,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * let writes = 0;
    * const stream = new WritableStream<Uint8Array>({ write: () => void writes++ });
@@ -306,7 +306,7 @@ export class LineWriter {
    *
    * @example
    * ```ts
-   * import { LineWriter } from "@anubis/transport-stdio";
+   * import { LineWriter } from "./_line_writer.ts";
    * import assert from "node:assert/strict";
    * let written = 0;
    * const stream = new WritableStream<Uint8Array>({

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { Fifo } from "./fifo.ts";
+ * import { Fifo } from "./_fifo.ts";
  * import assert from "node:assert/strict";
  * const queue = new Fifo<number>();
  * queue.push(1);

@@ -15,7 +15,7 @@ type Obj = Record<string, unknown>;
  *
  * @example
  * ```ts
- * import { strip } from "./encoding.ts";
+ * import { strip } from "./_encoding.ts";
  * import assert from "node:assert/strict";
  * const params = { message: "name?", mode: "form" };
  * assert.deepEqual(strip(params, ["mode"]), { message: "name?" });
@@ -50,7 +50,7 @@ function mapList(result: Obj, list: string, f: (item: Obj) => Obj): Obj {
  *
  * @example
  * ```ts
- * import { legacyEncoder, type LegacyOmissions } from "./encoding.ts";
+ * import { legacyEncoder, type LegacyOmissions } from "./_encoding.ts";
  * import assert from "node:assert/strict";
  * const omit: LegacyOmissions = {
  *   tool: ["title", "icons"], component: [], argument: [], implementation: [], callResult: [],
@@ -128,7 +128,7 @@ function blockEncoder(omit: LegacyOmissions): (block: Obj) => Obj {
  *
  * @example
  * ```ts
- * import { legacyEncoder } from "./encoding.ts";
+ * import { legacyEncoder } from "./_encoding.ts";
  * import assert from "node:assert/strict";
  * const encode = legacyEncoder({
  *   tool: [], component: [], argument: [], implementation: [], callResult: [],
@@ -215,7 +215,7 @@ function validScope(value: unknown): value is "public" | "private" {
  *
  * @example
  * ```ts
- * import { encodeStatelessResult } from "./encoding.ts";
+ * import { encodeStatelessResult } from "./_encoding.ts";
  * import assert from "node:assert/strict";
  * const encoded = encodeStatelessResult("tools/list", { tools: [] }, {
  *   serverInfo: { name: "s", version: "1" },

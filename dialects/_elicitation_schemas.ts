@@ -9,7 +9,7 @@
 
 import type { Feature } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
-import { when } from "./component_schemas.ts";
+import { when } from "./_component_schemas.ts";
 
 const text = s.optional(s.string());
 const strings = s.array(s.string());
@@ -26,7 +26,7 @@ const choice = s.object({ const: s.string(), title: s.string() });
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { primitiveSchemaDefinition } from "./elicitation_schemas.ts";
+ * import { primitiveSchemaDefinition } from "./_elicitation_schemas.ts";
  * import assert from "node:assert/strict";
  * const field = primitiveSchemaDefinition(new Set(["elicitation"]));
  * assert.equal(s.validate(field, { type: "string", minLength: "1" }).ok, false);

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import { KeyedQueue } from "./keyed_queue.ts";
+ * import { KeyedQueue } from "./_keyed_queue.ts";
  * import assert from "node:assert/strict";
  * const queue = new KeyedQueue();
  * const order: number[] = [];

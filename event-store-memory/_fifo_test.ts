@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Fifo } from "./fifo.ts";
+import { Fifo } from "./_fifo.ts";
 
 Deno.test("fifo keeps order across compaction", () => {
   const queue = new Fifo<number>();

@@ -44,7 +44,7 @@ const role = s.enumeration(["user", "assistant"]);
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { when } from "./component_schemas.ts";
+ * import { when } from "./_component_schemas.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(Object.keys(when(false, { title: s.string() })), []);
  * ```
@@ -60,7 +60,7 @@ const text = s.string();
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { type ComponentSchemas, componentSchemas } from "./component_schemas.ts";
+ * import { type ComponentSchemas, componentSchemas } from "./_component_schemas.ts";
  * import assert from "node:assert/strict";
  * const schemas: ComponentSchemas = componentSchemas(new Set(["titles"]));
  * assert.equal(s.validate(schemas.implementation, { name: "a", version: "1" }).ok, true);
@@ -108,7 +108,7 @@ function objectRootSchema(schemaKey: boolean): s.Schema {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { componentSchemas } from "./component_schemas.ts";
+ * import { componentSchemas } from "./_component_schemas.ts";
  * import assert from "node:assert/strict";
  * const { contentBlock } = componentSchemas(new Set(["audio"]));
  * assert.equal(s.validate(contentBlock, { type: "resource_link", uri: "a", name: "a" }).ok, false);

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import type { Line } from "@anubis/transport-stdio";
+ * import type { Line } from "./_line_splitter.ts";
  * const line: Line = { bytes: new Uint8Array([123, 125]) };
  * ```
  */
@@ -27,7 +27,7 @@ const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
  *
  * @example
  * ```ts
- * import { LineSplitter } from "@anubis/transport-stdio";
+ * import { LineSplitter } from "./_line_splitter.ts";
  * import assert from "node:assert/strict";
  * const splitter = new LineSplitter(1024);
  * const lines = splitter.push(new TextEncoder().encode('{"a":1}\n{"b"'));
@@ -58,7 +58,7 @@ export class LineSplitter {
    *
    * @example
    * ```ts
-   * import { LineSplitter } from "@anubis/transport-stdio";
+   * import { LineSplitter } from "./_line_splitter.ts";
    * import assert from "node:assert/strict";
    * const splitter = new LineSplitter(8);
    * const lines = splitter.push(new TextEncoder().encode("ping\r\n0123456789\npo"));
@@ -91,7 +91,7 @@ export class LineSplitter {
    *
    * @example
    * ```ts
-   * import { LineSplitter } from "@anubis/transport-stdio";
+   * import { LineSplitter } from "./_line_splitter.ts";
    * import assert from "node:assert/strict";
    * const splitter = new LineSplitter(1024);
    * assert.deepEqual(splitter.pushText(new TextEncoder().encode('{"a":1}\r\n{"b":2}\n')), [ { text: '{"a":1}' }, { text: '{"b":2}' } ]);
@@ -137,7 +137,7 @@ export class LineSplitter {
    *
    * @example
    * ```ts
-   * import { LineSplitter } from "@anubis/transport-stdio";
+   * import { LineSplitter } from "./_line_splitter.ts";
    * import assert from "node:assert/strict";
    * const splitter = new LineSplitter(1024);
    * assert.deepEqual(splitter.push(new TextEncoder().encode('{"id":1}')), []);

@@ -18,8 +18,8 @@ import {
   requestId,
   uri,
   when,
-} from "./component_schemas.ts";
-import { primitiveSchemaDefinition } from "./elicitation_schemas.ts";
+} from "./_component_schemas.ts";
+import { primitiveSchemaDefinition } from "./_elicitation_schemas.ts";
 
 const unitInterval = s.optional(s.number({ minimum: 0, maximum: 1 }));
 
@@ -33,7 +33,7 @@ const unitInterval = s.optional(s.number({ minimum: 0, maximum: 1 }));
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { serverRequestParamsSchemas } from "./message_schemas.ts";
+ * import { serverRequestParamsSchemas } from "./_message_schemas.ts";
  * import assert from "node:assert/strict";
  * const schemas = serverRequestParamsSchemas(new Set(["elicitation"]));
  * assert.equal(s.validate(schemas["sampling/createMessage"], { messages: [] }).ok, false);
@@ -106,7 +106,7 @@ export function serverRequestParamsSchemas(
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { serverNotificationParamsSchemas } from "./message_schemas.ts";
+ * import { serverNotificationParamsSchemas } from "./_message_schemas.ts";
  * import assert from "node:assert/strict";
  * const schemas = serverNotificationParamsSchemas(new Set());
  * assert.equal(s.validate(schemas["notifications/progress"], { progress: 1 }).ok, false);

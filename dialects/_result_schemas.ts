@@ -19,8 +19,8 @@ import {
   requestId,
   uri,
   when,
-} from "./component_schemas.ts";
-import { serverRequestParamsSchemas } from "./message_schemas.ts";
+} from "./_component_schemas.ts";
+import { serverRequestParamsSchemas } from "./_message_schemas.ts";
 
 const cursor = { nextCursor: s.optional(s.string()) };
 const empty = s.object({ _meta: meta });
@@ -58,7 +58,7 @@ function capabilities(features: ReadonlySet<Feature>): s.Schema {
  * @example
  * ```ts
  * import * as s from "@anubis/core/schema";
- * import { resultSchemas } from "./result_schemas.ts";
+ * import { resultSchemas } from "./_result_schemas.ts";
  * import assert from "node:assert/strict";
  * const results = resultSchemas(new Set(["result_type", "caching"]));
  * assert.equal(s.validate(results["tools/list"], { tools: [] }).ok, false); // no resultType
