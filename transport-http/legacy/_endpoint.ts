@@ -24,16 +24,16 @@ import {
   reportUnencodable,
   splitBatch,
 } from "@anubis/core/engine";
-import { type RetainedBudget, retainedBytes, type RetainedRefusal } from "./budgets.ts";
-import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
-import { postStreamCursorOf, type PostStreams } from "./post_stream.ts";
-import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
-import { joinControls, respond } from "./respond.ts";
-import { accepted, errorResponseOf, jsonTextResponse } from "./responses.ts";
-import type { SessionEntry } from "./session_entry.ts";
-import type { SessionTable } from "./session_table.ts";
-import { notStored, SessionNotStored } from "./session_store_budget.ts";
-import type { SseStream } from "./sse_stream.ts";
+import { type RetainedBudget, retainedBytes, type RetainedRefusal } from "../_byte_budgets.ts";
+import { type HttpLimits, type StreamCounter, streamRefusal } from "../_stream_limits.ts";
+import { postStreamCursorOf, type PostStreams } from "./_post_stream.ts";
+import { clientOf, exchangeOf, type RequestContext } from "../request_context.ts";
+import { joinControls, respond } from "../_respond.ts";
+import { accepted, errorResponseOf, jsonTextResponse } from "../_json_responses.ts";
+import type { SessionEntry } from "./_session_entry.ts";
+import type { SessionTable } from "./_session_table.ts";
+import { notStored, SessionNotStored } from "./_session_store_budget.ts";
+import type { SseStream } from "../_sse_stream.ts";
 
 /** The JSON-RPC code the legacy transport uses for an unknown session (as the official SDK). */
 const SESSION_NOT_FOUND = -32001;
@@ -59,7 +59,7 @@ function noteUnencodable(problem: Parameters<typeof reportUnencodable>[0]): void
  *
  * @example
  * ```ts
- * import { accepts } from "./legacy.ts";
+ * import { accepts } from "./_endpoint.ts";
  * import assert from "node:assert/strict";
  * assert.equal(accepts("application/json", "text/event-stream"), false);
  * assert.equal(accepts("text/*;q=0.9", "text/event-stream"), true);
@@ -215,6 +215,28 @@ function notAcceptable(id: RequestId | null, what: string): Response {
   );
 }
 
+/** What a {@link LegacyEndpoint} serves with. */
+export interface LegacyEndpointParts {
+  /** The engine. */
+  engine: Engine;
+  /** The session table. */
+  sessions: SessionTable;
+  /** The open-stream bound (standalone streams count). */
+  streams: StreamCounter;
+  /** Keep-alive and resumability. */
+  limits: HttpLimits;
+  /** Records POST streams for resumption (with an event store). */
+  posts?: PostStreams;
+  /**
+   * Binds each session to the principal that opened it, read from the
+   * request's `authInfo` (kept in the session's record, so the binding holds
+   * on every instance that restores it): another principal's requests find
+   * no session. Unset, sessions opened here are not bound (and a bound one
+   * refuses every caller here).
+   */
+  principalOf?: (authInfo: unknown) => string | undefined;
+}
+
 /**
  * Serves legacy-era traffic for one handler.
  *
@@ -223,9 +245,9 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  * import { defineServer } from "@anubis/core";
  * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { LegacyEndpoint } from "./legacy.ts";
- * import { SessionTable } from "./session_table.ts";
- * import { StreamCounter } from "./limits.ts";
+ * import { LegacyEndpoint } from "./_endpoint.ts";
+ * import { SessionTable } from "./_session_table.ts";
+ * import { StreamCounter } from "../_stream_limits.ts";
  * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
@@ -235,10 +257,11 @@ function notAcceptable(id: RequestId | null, what: string): Response {
  *   idleMs: 60_000,
  *   stream: { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 },
  * });
- * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), {
- *   maxStreams: 10,
- *   keepAliveMs: 0,
- *   resumable: false,
+ * const legacy = new LegacyEndpoint({
+ *   engine,
+ *   sessions,
+ *   streams: new StreamCounter(10),
+ *   limits: { maxStreams: 10, keepAliveMs: 0, resumable: false },
  * });
  * const response = await legacy.delete(new Request("http://localhost/mcp", { method: "DELETE" }));
  * assert.equal(response.status, 400);
@@ -261,31 +284,15 @@ export class LegacyEndpoint {
   /**
    * Creates the endpoint.
    *
-   * @param engine The engine.
-   * @param sessions The session table.
-   * @param streams The open-stream bound (standalone streams count).
-   * @param limits Keep-alive and resumability.
-   * @param posts Records POST streams for resumption (with an event store).
-   * @param principalOf Binds each session to the principal that opened it,
-   *   read from the request's `authInfo` (kept in the session's record, so
-   *   the binding holds on every instance that restores it): another
-   *   principal's requests find no session. Unset, sessions opened here are
-   *   not bound (and a bound one refuses every caller here).
+   * @param parts What it serves with (see {@link LegacyEndpointParts}).
    */
-  constructor(
-    engine: Engine,
-    sessions: SessionTable,
-    streams: StreamCounter,
-    limits: HttpLimits,
-    posts?: PostStreams,
-    principalOf?: (authInfo: unknown) => string | undefined,
-  ) {
-    this.#engine = engine;
-    this.#sessions = sessions;
-    this.#streams = streams;
-    this.#limits = limits;
-    this.#posts = posts;
-    this.#principalOf = principalOf;
+  constructor(parts: LegacyEndpointParts) {
+    this.#engine = parts.engine;
+    this.#sessions = parts.sessions;
+    this.#streams = parts.streams;
+    this.#limits = parts.limits;
+    this.#posts = parts.posts;
+    this.#principalOf = parts.principalOf;
   }
 
   /**
@@ -302,9 +309,9 @@ export class LegacyEndpoint {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint } from "./legacy.ts";
-   * import { SessionTable } from "./session_table.ts";
-   * import { StreamCounter } from "./limits.ts";
+   * import { LegacyEndpoint } from "./_endpoint.ts";
+   * import { SessionTable } from "./_session_table.ts";
+   * import { StreamCounter } from "../_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -312,7 +319,7 @@ export class LegacyEndpoint {
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
-   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const legacy = new LegacyEndpoint({ engine, sessions, streams: new StreamCounter(10), limits });
    * const url = "http://localhost/mcp";
    * const accept = "application/json, text/event-stream";
    * const clientInfo = { name: "c", version: "1" };
@@ -460,9 +467,9 @@ export class LegacyEndpoint {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint } from "./legacy.ts";
-   * import { SessionTable } from "./session_table.ts";
-   * import { StreamCounter } from "./limits.ts";
+   * import { LegacyEndpoint } from "./_endpoint.ts";
+   * import { SessionTable } from "./_session_table.ts";
+   * import { StreamCounter } from "../_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -470,7 +477,7 @@ export class LegacyEndpoint {
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
-   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const legacy = new LegacyEndpoint({ engine, sessions, streams: new StreamCounter(10), limits });
    * const url = "http://localhost/mcp";
    * const accept = "application/json, text/event-stream";
    * const clientInfo = { name: "c", version: "1" };
@@ -571,9 +578,9 @@ export class LegacyEndpoint {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint } from "./legacy.ts";
-   * import { SessionTable } from "./session_table.ts";
-   * import { StreamCounter } from "./limits.ts";
+   * import { LegacyEndpoint } from "./_endpoint.ts";
+   * import { SessionTable } from "./_session_table.ts";
+   * import { StreamCounter } from "../_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -581,7 +588,7 @@ export class LegacyEndpoint {
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
-   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const legacy = new LegacyEndpoint({ engine, sessions, streams: new StreamCounter(10), limits });
    * const url = "http://localhost/mcp";
    * const accept = "application/json, text/event-stream";
    * const clientInfo = { name: "c", version: "1" };
@@ -695,9 +702,9 @@ export class LegacyEndpoint {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { LegacyEndpoint } from "./legacy.ts";
-   * import { SessionTable } from "./session_table.ts";
-   * import { StreamCounter } from "./limits.ts";
+   * import { LegacyEndpoint } from "./_endpoint.ts";
+   * import { SessionTable } from "./_session_table.ts";
+   * import { StreamCounter } from "../_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -705,7 +712,7 @@ export class LegacyEndpoint {
    * const stream = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const sessions = new SessionTable(engine, { maxSessions: 10, idleMs: 60_000, stream });
    * const limits = { maxStreams: 10, keepAliveMs: 0, resumable: false };
-   * const legacy = new LegacyEndpoint(engine, sessions, new StreamCounter(10), limits);
+   * const legacy = new LegacyEndpoint({ engine, sessions, streams: new StreamCounter(10), limits });
    * const url = "http://localhost/mcp";
    * const accept = "application/json, text/event-stream";
    * const clientInfo = { name: "c", version: "1" };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { defineServer, type JsonRpcRequest } from "@anubis/core";
 import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { checkStatelessHeaders, decodeHeaderValue } from "./headers.ts";
+import { checkStatelessHeaders, decodeHeaderValue } from "./_stateless_headers.ts";
 
 Deno.test("headers: values are trimmed and base64 sentinels decoded", () => {
   assert.equal(decodeHeaderValue("  foo "), "foo");

@@ -6,14 +6,14 @@
  * @module
  */
 
-import { encodeSseComment } from "./sse.ts";
+import { encodeSseComment } from "./_sse_encoding.ts";
 
 /**
  * Options of an {@link SseStream}.
  *
  * @example
  * ```ts
- * import type { SseStreamOptions } from "./sse_stream.ts";
+ * import type { SseStreamOptions } from "./_sse_stream.ts";
  * const options: SseStreamOptions = { keepAliveMs: 15_000 };
  * ```
  */
@@ -39,7 +39,7 @@ const KEEPALIVE = encodeSseComment("keepalive");
  *
  * @example
  * ```ts
- * import { SSE_HEADERS } from "./sse_stream.ts";
+ * import { SSE_HEADERS } from "./_sse_stream.ts";
  * import assert from "node:assert/strict";
  * assert.equal(SSE_HEADERS["content-type"], "text/event-stream");
  * ```
@@ -55,8 +55,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
- * import { encodeSseMessage } from "./sse.ts";
- * import { SseStream } from "./sse_stream.ts";
+ * import { encodeSseMessage } from "./_sse_encoding.ts";
+ * import { SseStream } from "./_sse_stream.ts";
  * import assert from "node:assert/strict";
  * const stream = new SseStream();
  * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}'));
@@ -70,8 +70,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseMessage } from "./sse.ts";
-   * import { SseStream } from "./sse_stream.ts";
+   * import { encodeSseMessage } from "./_sse_encoding.ts";
+   * import { SseStream } from "./_sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * stream.write(encodeSseMessage('{"jsonrpc":"2.0","method":"ping"}', 1));
@@ -118,7 +118,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "./sse_stream.ts";
+   * import { SseStream } from "./_sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * assert.equal(stream.signal.aborted, false);
@@ -135,7 +135,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "./sse_stream.ts";
+   * import { SseStream } from "./_sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * assert.equal(stream.open, true);
@@ -155,8 +155,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseComment } from "./sse.ts";
-   * import { SseStream } from "./sse_stream.ts";
+   * import { encodeSseComment } from "./_sse_encoding.ts";
+   * import { SseStream } from "./_sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream({ maxBufferedBytes: 1024 });
    * assert.equal(stream.write(encodeSseComment("hi")), true);
@@ -229,8 +229,8 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { encodeSseComment } from "./sse.ts";
-   * import { SseStream } from "./sse_stream.ts";
+   * import { encodeSseComment } from "./_sse_encoding.ts";
+   * import { SseStream } from "./_sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream({ keepAliveMs: 15_000 });
    * stream.write(encodeSseComment("last"));
@@ -251,7 +251,7 @@ export class SseStream {
    *
    * @example
    * ```ts
-   * import { SseStream } from "./sse_stream.ts";
+   * import { SseStream } from "./_sse_stream.ts";
    * import assert from "node:assert/strict";
    * const stream = new SseStream();
    * const response = stream.response({ "mcp-session-id": "s1" });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { encodeSseComment, encodeSseEvent, encodeSseMessage } from "./sse.ts";
-import { SseStream } from "./sse_stream.ts";
+import { encodeSseComment, encodeSseEvent, encodeSseMessage } from "./_sse_encoding.ts";
+import { SseStream } from "./_sse_stream.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

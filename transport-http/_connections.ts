@@ -75,7 +75,7 @@ export type ServeOnConnection = (
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { serveOnConnection } from "./connections.ts";
+ * import { serveOnConnection } from "./_connections.ts";
  * assert.equal(typeof serveOnConnection(), "function");
  * ```
  */
@@ -179,7 +179,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { listenConnections, serveOnConnection } from "./connections.ts";
+ * import { listenConnections, serveOnConnection } from "./_connections.ts";
  * import { ANSWERED, type AnswerWatch } from "./handler.ts";
  * const hi = (_: Request, watch: AnswerWatch) =>
  *   Promise.resolve(watch[ANSWERED][0](new Response("hi")));

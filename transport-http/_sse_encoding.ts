@@ -12,7 +12,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import type { SseEvent } from "./sse.ts";
+ * import type { SseEvent } from "./_sse_encoding.ts";
  * const event: SseEvent = { id: 3, event: "message", data: '{"jsonrpc":"2.0","method":"x"}' };
  * ```
  */
@@ -36,7 +36,7 @@ export interface SseEvent {
  *
  * @example
  * ```ts
- * import { encodeSseEvent } from "./sse.ts";
+ * import { encodeSseEvent } from "./_sse_encoding.ts";
  * import assert from "node:assert/strict";
  * const text = new TextDecoder().decode(encodeSseEvent({ event: "message", data: "{}" }));
  * assert.equal(text, "event: message\ndata: {}\n\n");
@@ -62,7 +62,7 @@ export function encodeSseEvent(event: SseEvent): Uint8Array {
  *
  * @example
  * ```ts
- * import { encodeSseComment } from "./sse.ts";
+ * import { encodeSseComment } from "./_sse_encoding.ts";
  * import assert from "node:assert/strict";
  * assert.equal(new TextDecoder().decode(encodeSseComment("keepalive")), ": keepalive\n\n");
  * ```
@@ -80,7 +80,7 @@ export function encodeSseComment(text: string): Uint8Array {
  *
  * @example
  * ```ts
- * import { encodeSseMessage } from "./sse.ts";
+ * import { encodeSseMessage } from "./_sse_encoding.ts";
  * import assert from "node:assert/strict";
  * const text = new TextDecoder().decode(encodeSseMessage('{"jsonrpc":"2.0","id":1,"result":{}}', 7));
  * assert.equal(text.startsWith("id: 7\nevent: message\n"), true);

@@ -6,8 +6,32 @@
  */
 
 import { classifyMessage, type Decoded, decodeMessage, notJson } from "@anubis/core/engine";
-import type { ByteBudget, RetainedRefusal } from "./budgets.ts";
+import type { ByteBudget, RetainedRefusal } from "./_byte_budgets.ts";
 import { clientOf, type RequestContext } from "./request_context.ts";
+
+/** How {@link readMessage} reads a body. */
+export interface BodyLimits {
+  /** The bound. */
+  maxBytes: number;
+  /**
+   * The body deadline, if any: a body not received within its time rejects
+   * with {@link BodyTimeoutError}.
+   */
+  clock?: BodyClock;
+  /**
+   * The bytes every body being read may hold at once, if bounded: a body
+   * larger than 16 KiB (the `json()` path is not counted) takes its announced
+   * length before it is read, or the bytes of an unannounced one as they
+   * arrive, gives them back once read, and rejects with {@link BodyBudgetError}
+   * when they do not fit the total or the client's share.
+   */
+  budget?: ByteBudget;
+  /**
+   * The bound of a body over 16 KiB that can only open a session (see
+   * {@link bodyBoundOf}), if lower than `maxBytes`.
+   */
+  openingMaxBytes?: number;
+}
 
 /**
  * Reads and classifies a JSON-RPC body, refusing bodies over `maxBytes`: by
@@ -25,41 +49,31 @@ import { clientOf, type RequestContext } from "./request_context.ts";
  * path); a failing read rejects.
  *
  * @param request The request.
- * @param maxBytes The bound.
- * @param clock The body deadline, if any: a body not received within its time
- * rejects with {@link BodyTimeoutError}.
- * @param budget The bytes every body being read may hold at once, if bounded:
- * a body larger than 16 KiB (the `json()` path is not counted) takes its
- * announced length before it is read, or the bytes of an unannounced one as
- * they arrive, gives them back once read, and rejects with
- * {@link BodyBudgetError} when they do not fit the total or the client's share.
+ * @param limits Its bound, deadline and budget (see {@link BodyLimits}; the
+ * handler makes its own once, so a read allocates nothing for them).
  * @param context Who sends the body (the client as the per-client bounds count
  * it), read only for a body the budget counts.
- * @param openingMaxBytes The bound of a body over 16 KiB that can only open a
- * session (see {@link bodyBoundOf}), if lower than `maxBytes`.
  * @returns The classification, or `undefined` when the body is too large.
  *
  * @example
  * ```ts
- * import { readMessage } from "./body.ts";
+ * import { readMessage } from "./_body.ts";
  * import assert from "node:assert/strict";
  * const post = (body: string) => new Request("http://localhost/mcp", { method: "POST", body });
- * assert.equal((await readMessage(post('{"jsonrpc":"2.0","id":1,"method":"ping"}'), 1024))?.kind, "request");
- * assert.equal((await readMessage(post("{not json"), 1024))?.kind, "invalid");
- * assert.equal(await readMessage(post("0123456789"), 4), undefined);
+ * assert.equal((await readMessage(post('{"jsonrpc":"2.0","id":1,"method":"ping"}'), { maxBytes: 1024 }))?.kind, "request");
+ * assert.equal((await readMessage(post("{not json"), { maxBytes: 1024 }))?.kind, "invalid");
+ * assert.equal(await readMessage(post("0123456789"), { maxBytes: 4 }), undefined);
  * ```
  */
 export function readMessage(
   request: Request,
-  maxBytes: number,
-  clock?: BodyClock,
-  budget?: ByteBudget,
+  limits: BodyLimits,
   context?: RequestContext,
-  openingMaxBytes?: number,
 ): Promise<Decoded | undefined> {
   // Not async: the common body (announced, at most 16 KiB) is parsed with
   // one continuation instead of an async frame and its promises.
   try {
+    const { maxBytes, clock, budget, openingMaxBytes } = limits;
     const length = request.headers.get("content-length");
     if (length === null) {
       const bound = bodyBoundOf(request, maxBytes, openingMaxBytes);
@@ -98,7 +112,7 @@ export function readMessage(
  *
  * @example
  * ```ts
- * import { bodyBoundOf } from "./body.ts";
+ * import { bodyBoundOf } from "./_body.ts";
  * import assert from "node:assert/strict";
  * const opening = new Request("http://localhost/mcp", { method: "POST" });
  * assert.equal(bodyBoundOf(opening, 4096, 1024), 1024);
@@ -149,7 +163,7 @@ function notJsonOrRethrow(error: unknown): Decoded {
  *
  * @example
  * ```ts
- * import { BodyBudgetError } from "./body.ts";
+ * import { BodyBudgetError } from "./_body.ts";
  * import assert from "node:assert/strict";
  * const total = new BodyBudgetError("total", 1024);
  * assert.equal(total.message, "the request bodies being read hold 1024 bytes already");
@@ -183,7 +197,7 @@ export class BodyBudgetError extends Error {
  *
  * @example
  * ```ts
- * import { BodyTimeoutError } from "./body.ts";
+ * import { BodyTimeoutError } from "./_body.ts";
  * if (new BodyTimeoutError(100).message !== "the body did not arrive within 100 ms") {
  *   throw new Error("message");
  * }
@@ -318,7 +332,7 @@ class WatchedRead<T, R> extends Watched {
  *
  * @example
  * ```ts
- * import { BodyClock, BodyTimeoutError } from "./body.ts";
+ * import { BodyClock, BodyTimeoutError } from "./_body.ts";
  * const clock = new BodyClock(50);
  * const slow = new Promise((resolve) => setTimeout(resolve, 300, "late"));
  * const failed = await clock.race(slow).catch((error) => error);
@@ -354,7 +368,7 @@ export class BodyClock {
    *
    * @example
    * ```ts
-   * import { BodyClock } from "./body.ts";
+   * import { BodyClock } from "./_body.ts";
    * if (new BodyClock(30_000).ms !== 30_000) throw new Error("the time given");
    * ```
    */
@@ -371,7 +385,7 @@ export class BodyClock {
    *
    * @example
    * ```ts
-   * import { BodyClock } from "./body.ts";
+   * import { BodyClock } from "./_body.ts";
    * const clock = new BodyClock(10);
    * const done = clock.watch(() => {
    *   throw new Error("not called: the read ended in time");
@@ -398,7 +412,7 @@ export class BodyClock {
    *
    * @example
    * ```ts
-   * import { BodyClock } from "./body.ts";
+   * import { BodyClock } from "./_body.ts";
    * const clock = new BodyClock(1_000);
    * if ((await clock.race(Promise.resolve("text"))) !== "text") throw new Error("the read's value");
    * const length = await clock.race(Promise.resolve("text"), (text) => text.length);

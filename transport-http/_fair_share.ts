@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { ClientHoldings } from "./fair_share.ts";
+ * import { ClientHoldings } from "./_fair_share.ts";
  * import assert from "node:assert/strict";
  * const holdings = new ClientHoldings<string>();
  * holdings.add("10.0.0.1", "a");
@@ -40,7 +40,7 @@ export class ClientHoldings<T> {
    *
    * @example
    * ```ts
-   * import { ClientHoldings } from "./fair_share.ts";
+   * import { ClientHoldings } from "./_fair_share.ts";
    * import assert from "node:assert/strict";
    * assert.equal(new ClientHoldings<number>().count("10.0.0.1"), 0);
    * ```
@@ -57,7 +57,7 @@ export class ClientHoldings<T> {
    *
    * @example
    * ```ts
-   * import { ClientHoldings } from "./fair_share.ts";
+   * import { ClientHoldings } from "./_fair_share.ts";
    * import assert from "node:assert/strict";
    * const holdings = new ClientHoldings<number>();
    * holdings.add("10.0.0.1", 7);
@@ -77,7 +77,7 @@ export class ClientHoldings<T> {
    *
    * @example
    * ```ts
-   * import { ClientHoldings } from "./fair_share.ts";
+   * import { ClientHoldings } from "./_fair_share.ts";
    * import assert from "node:assert/strict";
    * const holdings = new ClientHoldings<number>();
    * holdings.add("10.0.0.1", 1);
@@ -102,7 +102,7 @@ export class ClientHoldings<T> {
    *
    * @example
    * ```ts
-   * import { ClientHoldings } from "./fair_share.ts";
+   * import { ClientHoldings } from "./_fair_share.ts";
    * import assert from "node:assert/strict";
    * const holdings = new ClientHoldings<number>();
    * holdings.add("10.0.0.1", 1);
@@ -129,7 +129,7 @@ export class ClientHoldings<T> {
    *
    * @example
    * ```ts
-   * import { ClientHoldings } from "./fair_share.ts";
+   * import { ClientHoldings } from "./_fair_share.ts";
    * import assert from "node:assert/strict";
    * const holdings = new ClientHoldings<number>();
    * holdings.add("10.0.0.1", 1);

@@ -26,7 +26,7 @@ const ACCEPTED_INIT: ResponseInit = Object.freeze({ status: 202 });
  *
  * @example
  * ```ts
- * import { jsonResponse } from "./responses.ts";
+ * import { jsonResponse } from "./_json_responses.ts";
  * import assert from "node:assert/strict";
  * const response = jsonResponse({ jsonrpc: "2.0", id: 1, result: {} }, 200);
  * assert.equal(response.headers.get("content-type"), "application/json");
@@ -51,7 +51,7 @@ export function jsonResponse(
  *
  * @example
  * ```ts
- * import { jsonTextResponse } from "./responses.ts";
+ * import { jsonTextResponse } from "./_json_responses.ts";
  * import assert from "node:assert/strict";
  * const response = jsonTextResponse('{"jsonrpc":"2.0","id":1,"result":{}}', 200);
  * assert.equal(response.headers.get("content-type"), "application/json");
@@ -89,7 +89,7 @@ export function jsonTextResponse(
  *
  * @example
  * ```ts
- * import { errorResponseOf } from "./responses.ts";
+ * import { errorResponseOf } from "./_json_responses.ts";
  * import assert from "node:assert/strict";
  * const response = errorResponseOf(404, 7, -32001, "Session not found");
  * assert.equal(response.status, 404);
@@ -114,7 +114,7 @@ export function errorResponseOf(
  *
  * @example
  * ```ts
- * import { accepted } from "./responses.ts";
+ * import { accepted } from "./_json_responses.ts";
  * import assert from "node:assert/strict";
  * assert.equal(accepted().status, 202);
  * ```

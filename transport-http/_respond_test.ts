@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { respond } from "./respond.ts";
+import { respond } from "./_respond.ts";
 
 Deno.test("respond: a failure while answering still answers 500 -32603 with the id", async () => {
   const log = console.error;

@@ -7,7 +7,7 @@
  */
 
 import { ErrorCode } from "@anubis/core";
-import type { SessionEntry } from "./session_entry.ts";
+import type { SessionEntry } from "./_session_entry.ts";
 
 /** Default {@link StoreBudget.perClient}: 16 MiB of records per client. */
 export const DEFAULT_STORED_BYTES_PER_CLIENT = 16 * 1024 * 1024;
@@ -22,7 +22,7 @@ export const DEFAULT_STORED_BYTES = 256 * 1024 * 1024;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { SessionNotStored } from "./session_store_budget.ts";
+ * import { SessionNotStored } from "./_session_store_budget.ts";
  * const refused = new SessionNotStored("over budget", 429, -32603, true, 30);
  * assert.equal(refused.status, 429);
  * assert.equal(refused.ends, true);
@@ -61,7 +61,7 @@ export class SessionNotStored extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { notStored } from "./session_store_budget.ts";
+ * import { notStored } from "./_session_store_budget.ts";
  * assert.equal(notStored(new RangeError("too large"), "s1").status, 500);
  * assert.equal(notStored(new Error("disk I/O error"), "s1").status, 503);
  * ```
@@ -95,7 +95,7 @@ export function notStored(error: unknown, id: string): SessionNotStored {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { utf8Length } from "./session_store_budget.ts";
+ * import { utf8Length } from "./_session_store_budget.ts";
  * assert.equal(utf8Length("é€😀"), 2 + 3 + 4);
  * ```
  */
@@ -128,7 +128,7 @@ export interface StoreBudget {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { StoredBytes } from "./session_store_budget.ts";
+ * import { StoredBytes } from "./_session_store_budget.ts";
  * const stored = new StoredBytes({ perClient: 100, total: 150 });
  * const entry = { client: "a", touchedAt: 0 } as never;
  * assert.equal(stored.over(entry, 80), undefined);
@@ -154,7 +154,7 @@ export class StoredBytes {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { StoredBytes } from "./session_store_budget.ts";
+   * import { StoredBytes } from "./_session_store_budget.ts";
    * assert.equal(new StoredBytes({ perClient: 1, total: 1 }).total, 0);
    * ```
    */
@@ -173,7 +173,7 @@ export class StoredBytes {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { StoredBytes } from "./session_store_budget.ts";
+   * import { StoredBytes } from "./_session_store_budget.ts";
    * const stored = new StoredBytes({ perClient: 10, total: 100 });
    * assert.equal(stored.over({ client: "a", touchedAt: 0 } as never, 11), "client");
    * ```
@@ -196,7 +196,7 @@ export class StoredBytes {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { StoredBytes } from "./session_store_budget.ts";
+   * import { StoredBytes } from "./_session_store_budget.ts";
    * const stored = new StoredBytes({ perClient: 10, total: 100 });
    * stored.charge({ touchedAt: 0 } as never, 7);
    * assert.equal(stored.total, 7);
@@ -222,7 +222,7 @@ export class StoredBytes {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { StoredBytes } from "./session_store_budget.ts";
+   * import { StoredBytes } from "./_session_store_budget.ts";
    * const stored = new StoredBytes({ perClient: 10, total: 100 });
    * const entry = { touchedAt: 0 } as never;
    * stored.charge(entry, 7);

@@ -14,8 +14,8 @@ import {
   type Reply,
   type RequestId,
 } from "@anubis/core/engine";
-import { type HttpLimits, type StreamCounter, streamRefusal } from "./limits.ts";
-import { checkStatelessHeaders } from "./headers.ts";
+import { type HttpLimits, type StreamCounter, streamRefusal } from "./_stream_limits.ts";
+import { checkStatelessHeaders } from "./_stateless_headers.ts";
 import { clientOf, exchangeOf, type RequestContext } from "./request_context.ts";
 import {
   type Cancelable,
@@ -23,8 +23,8 @@ import {
   type Outcome,
   respond,
   type ResponseControls,
-} from "./respond.ts";
-import { accepted, errorResponseOf } from "./responses.ts";
+} from "./_respond.ts";
+import { accepted, errorResponseOf } from "./_json_responses.ts";
 
 /**
  * Serves the POSTs whose `_meta` claims the stateless era, and refuses
@@ -35,8 +35,8 @@ import { accepted, errorResponseOf } from "./responses.ts";
  * import { defineServer } from "@anubis/core";
  * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { StatelessEndpoint } from "./stateless.ts";
- * import { StreamCounter } from "./limits.ts";
+ * import { StatelessEndpoint } from "./_stateless_endpoint.ts";
+ * import { StreamCounter } from "./_stream_limits.ts";
  * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
@@ -97,8 +97,8 @@ export class StatelessEndpoint {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { StatelessEndpoint } from "./stateless.ts";
-   * import { StreamCounter } from "./limits.ts";
+   * import { StatelessEndpoint } from "./_stateless_endpoint.ts";
+   * import { StreamCounter } from "./_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const server = defineServer({
    *   name: "s",
@@ -155,8 +155,8 @@ export class StatelessEndpoint {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { StatelessEndpoint } from "./stateless.ts";
-   * import { StreamCounter } from "./limits.ts";
+   * import { StatelessEndpoint } from "./_stateless_endpoint.ts";
+   * import { StreamCounter } from "./_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -199,8 +199,8 @@ export class StatelessEndpoint {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { StatelessEndpoint } from "./stateless.ts";
-   * import { StreamCounter } from "./limits.ts";
+   * import { StatelessEndpoint } from "./_stateless_endpoint.ts";
+   * import { StreamCounter } from "./_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { defineServer, type SessionRecord, type SessionStore } from "@anubis/core";
 import { Engine } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { SessionTable } from "./session_table.ts";
+import { SessionTable } from "./_session_table.ts";
 
 Deno.test("session table: random ids, a bound, and idle expiry that spares open streams", async () => {
   const engine = new Engine(defineServer({ name: "s", version: "1" }), {

@@ -28,8 +28,8 @@
 
 import type { EventStore, RequestId, StoredEvent } from "@anubis/core";
 import { ErrorCode, logger } from "@anubis/core";
-import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
-import { SseStream } from "./sse_stream.ts";
+import { encodeSseEvent, encodeSseMessage } from "../_sse_encoding.ts";
+import { SseStream } from "../_sse_stream.ts";
 
 /**
  * Whether recorded data belongs to a POST stream (or opens one) rather than
@@ -40,7 +40,7 @@ import { SseStream } from "./sse_stream.ts";
  *
  * @example
  * ```ts
- * import { isPostStreamRecord } from "./post_stream.ts";
+ * import { isPostStreamRecord } from "./_post_stream.ts";
  * import assert from "node:assert/strict";
  * assert.equal(isPostStreamRecord('7\n{"jsonrpc":"2.0","id":1,"result":{}}'), true);
  * assert.equal(isPostStreamRecord('{"jsonrpc":"2.0","method":"ping"}'), false);
@@ -59,7 +59,7 @@ export function isPostStreamRecord(data: string): boolean {
  *
  * @example
  * ```ts
- * import { postStreamCursorOf } from "./post_stream.ts";
+ * import { postStreamCursorOf } from "./_post_stream.ts";
  * import assert from "node:assert/strict";
  * assert.deepEqual(postStreamCursorOf("12-15"), { key: 12, cursor: 15 });
  * assert.equal(postStreamCursorOf("15"), undefined);
@@ -75,7 +75,7 @@ export function postStreamCursorOf(raw: string): { key: number; cursor: number }
  *
  * @example
  * ```ts
- * import type { PostStreamOptions } from "./post_stream.ts";
+ * import type { PostStreamOptions } from "./_post_stream.ts";
  * const options: PostStreamOptions = { retryMs: 3_000, keepAliveMs: 15_000 };
  * ```
  */
@@ -99,7 +99,7 @@ export interface PostStreamOptions {
  *
  * @example
  * ```ts
- * import { DEFAULT_LEASE_MS } from "./post_stream.ts";
+ * import { DEFAULT_LEASE_MS } from "./_post_stream.ts";
  * import assert from "node:assert/strict";
  * assert.equal(DEFAULT_LEASE_MS, 10_000);
  * ```
@@ -170,7 +170,7 @@ interface Connection {
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
- * import { PostStreams } from "./post_stream.ts";
+ * import { PostStreams } from "./_post_stream.ts";
  * import assert from "node:assert/strict";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
@@ -187,7 +187,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
@@ -247,7 +247,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
@@ -283,7 +283,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const result = '{"jsonrpc":"2.0","id":1,"result":{}}';
@@ -311,7 +311,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1", 7);
@@ -329,7 +329,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1", 7);
@@ -349,7 +349,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
@@ -386,7 +386,7 @@ export class PostStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
@@ -474,7 +474,7 @@ export class PostStream {
  * @example
  * ```ts
  * import { MemoryEventStore } from "@anubis/event-store-memory";
- * import { PostStreams } from "./post_stream.ts";
+ * import { PostStreams } from "./_post_stream.ts";
  * import assert from "node:assert/strict";
  * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
  * const post = streams.open("s1");
@@ -491,7 +491,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const streams = new PostStreams(store, { retryMs: 1000, keepAliveMs: 0 });
@@ -511,7 +511,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * assert.deepEqual(streams.options, { retryMs: 1000, keepAliveMs: 0 });
@@ -524,7 +524,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';
@@ -544,7 +544,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const options = { retryMs: 1000, keepAliveMs: 0 };
@@ -582,7 +582,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const streams = new PostStreams(store, { retryMs: 1000, keepAliveMs: 0 });
@@ -607,7 +607,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * streams.untrack("s1 1"); // unknown: nothing
@@ -632,7 +632,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1", 3);
@@ -658,7 +658,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1", 4);
@@ -693,7 +693,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const post = streams.open("s1");
@@ -726,7 +726,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const options = { retryMs: 1000, keepAliveMs: 0 };
@@ -747,7 +747,7 @@ export class PostStreams {
    * @example The instance running the request stopped beating
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const store = new MemoryEventStore();
    * const dead = new PostStreams(store, { retryMs: 1000, keepAliveMs: 0 });
@@ -885,7 +885,7 @@ export class PostStreams {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { PostStreams } from "./post_stream.ts";
+   * import { PostStreams } from "./_post_stream.ts";
    * import assert from "node:assert/strict";
    * const streams = new PostStreams(new MemoryEventStore(), { retryMs: 1000, keepAliveMs: 0 });
    * const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}';

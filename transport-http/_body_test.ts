@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readMessage } from "./body.ts";
+import { readMessage } from "./_body.ts";
 
 const PING = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
 
@@ -27,19 +27,21 @@ function unannounced(chunks: (string | Error)[]): Request {
 }
 
 Deno.test("readMessage: an announced body is parsed and classified", async () => {
-  const decoded = await readMessage(announced(PING), 1024);
+  const decoded = await readMessage(announced(PING), { maxBytes: 1024 });
   assert.equal(decoded?.kind, "request");
   assert.equal(decoded?.kind === "request" && decoded.message.method, "ping");
 });
 
 Deno.test("readMessage: an unannounced body is read in pieces and classified", async () => {
-  const decoded = await readMessage(unannounced([PING.slice(0, 10), PING.slice(10)]), 1024);
+  const decoded = await readMessage(unannounced([PING.slice(0, 10), PING.slice(10)]), {
+    maxBytes: 1024,
+  });
   assert.equal(decoded?.kind === "request" && decoded.message.id, 1);
 });
 
 Deno.test("readMessage: text that is not JSON is -32700 with id null, announced or not", async () => {
   for (const request of [announced("{not json"), announced(""), unannounced(["{", "x"])]) {
-    const decoded = await readMessage(request, 1024);
+    const decoded = await readMessage(request, { maxBytes: 1024 });
     assert.equal(decoded?.kind, "invalid");
     if (decoded?.kind !== "invalid") continue;
     assert.deepEqual(decoded.error.error, { code: -32700, message: "Parse error" });
@@ -55,7 +57,7 @@ Deno.test("readMessage: invalid UTF-8 inside a string becomes U+FFFD, as Request
     0x7d,
     0x7d,
   ]);
-  const decoded = await readMessage(announced(bytes), 1024);
+  const decoded = await readMessage(announced(bytes), { maxBytes: 1024 });
   assert.equal(decoded?.kind === "notification" && decoded.message.params?.a, "\uFFFD");
 });
 
@@ -76,7 +78,7 @@ Deno.test("readMessage: a body over the bound is refused by its announced length
     headers: { "content-length": "100" },
     body,
   });
-  assert.equal(await readMessage(request, 99), undefined);
+  assert.equal(await readMessage(request, { maxBytes: 99 }), undefined);
   assert.equal(pulled, 0);
   assert.ok(cancelled);
 });
@@ -90,13 +92,16 @@ Deno.test("readMessage: an unannounced body stops being read once it passes the 
     },
   });
   const request = new Request("http://localhost/mcp", { method: "POST", body });
-  assert.equal(await readMessage(request, 200), undefined);
+  assert.equal(await readMessage(request, { maxBytes: 200 }), undefined);
   assert.ok(pulled <= 5, `pulled ${pulled} chunks`);
 });
 
 Deno.test("readMessage: a failing read rejects instead of passing for bad JSON", async () => {
   const failure = new TypeError("connection reset");
-  await assert.rejects(() => readMessage(unannounced([PING.slice(0, 5), failure]), 1024), failure);
+  await assert.rejects(
+    () => readMessage(unannounced([PING.slice(0, 5), failure]), { maxBytes: 1024 }),
+    failure,
+  );
   const body = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(failure) });
   const request = new Request("http://localhost/mcp", {
     method: "POST",
@@ -104,7 +109,7 @@ Deno.test("readMessage: a failing read rejects instead of passing for bad JSON",
     body,
   });
   await assert.rejects(
-    () => readMessage(request, 1024),
+    () => readMessage(request, { maxBytes: 1024 }),
     (error) => !(error instanceof SyntaxError),
   );
 });

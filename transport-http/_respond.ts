@@ -9,11 +9,11 @@
 
 import { ErrorCode, logger } from "@anubis/core";
 import type { Exchange, JsonRpcMessage } from "@anubis/core/engine";
-import { encodeForHttp, notSent } from "./outbound.ts";
-import { errorResponseOf, jsonTextResponse } from "./responses.ts";
-import { encodeSseMessage } from "./sse.ts";
-import type { PostStream } from "./post_stream.ts";
-import { SseStream } from "./sse_stream.ts";
+import { encodeForHttp, notSent } from "./_outbound.ts";
+import { errorResponseOf, jsonTextResponse } from "./_json_responses.ts";
+import { encodeSseMessage } from "./_sse_encoding.ts";
+import type { PostStream } from "./legacy/_post_stream.ts";
+import { SseStream } from "./_sse_stream.ts";
 
 /**
  * What a request's work produced: the body (a response or a batch of them)
@@ -21,7 +21,7 @@ import { SseStream } from "./sse_stream.ts";
  *
  * @example
  * ```ts
- * import type { Outcome } from "./respond.ts";
+ * import type { Outcome } from "./_respond.ts";
  * const outcome: Outcome = { body: { jsonrpc: "2.0", id: 1, result: {} }, status: 200 };
  * ```
  */
@@ -34,7 +34,7 @@ export type Outcome =
  *
  * @example
  * ```ts
- * import type { Cancelable } from "./respond.ts";
+ * import type { Cancelable } from "./_respond.ts";
  * const all = new Set<Cancelable>();
  * const shutdown = () => all.forEach((work) => work.cancel());
  * ```
@@ -49,7 +49,7 @@ export interface Cancelable {
  *
  * @example
  * ```ts
- * import type { RespondOptions } from "./respond.ts";
+ * import type { RespondOptions } from "./_respond.ts";
  * const options: RespondOptions = { keepAliveMs: 15_000, cancelOnDisconnect: true };
  * ```
  */
@@ -98,7 +98,7 @@ export interface RespondOptions {
  *
  * @example
  * ```ts
- * import type { ResponseControls } from "./respond.ts";
+ * import type { ResponseControls } from "./_respond.ts";
  * const quiet = (controls: ResponseControls) => controls.lazySignal().aborted;
  * ```
  */
@@ -125,7 +125,7 @@ export interface ResponseControls {
  *
  * @example
  * ```ts
- * import { joinControls } from "./respond.ts";
+ * import { joinControls } from "./_respond.ts";
  * import assert from "node:assert/strict";
  * const controls = { emit: () => Promise.resolve(), lazySignal: () => AbortSignal.abort() };
  * const exchange = joinControls({ transport: "http" }, controls);
@@ -150,7 +150,7 @@ export function joinControls(exchange: Exchange, controls: ResponseControls): Ex
  *
  * @example
  * ```ts
- * import { respond } from "./respond.ts";
+ * import { respond } from "./_respond.ts";
  * import assert from "node:assert/strict";
  * const response = await respond(async ({ emit }) => {
  *   await emit({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } });

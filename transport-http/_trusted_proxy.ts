@@ -200,7 +200,7 @@ function forwardedFor(header: string): string[] {
  *
  * @example
  * ```ts
- * import { TrustedProxies } from "./trusted_proxy.ts";
+ * import { TrustedProxies } from "./_trusted_proxy.ts";
  * import assert from "node:assert/strict";
  * const proxies = new TrustedProxies(["10.0.0.0/8", "fd00::/8"]);
  * const headers = new Headers({ "x-forwarded-for": "203.0.113.7, 10.1.2.3" });
@@ -235,7 +235,7 @@ export class TrustedProxies {
    *
    * @example
    * ```ts
-   * import { TrustedProxies } from "./trusted_proxy.ts";
+   * import { TrustedProxies } from "./_trusted_proxy.ts";
    * import assert from "node:assert/strict";
    * const proxies = new TrustedProxies(["192.168.0.0/16", "::1"]);
    * assert.equal(proxies.trusts("192.168.4.4"), true);
@@ -262,7 +262,7 @@ export class TrustedProxies {
    *
    * @example
    * ```ts
-   * import { TrustedProxies } from "./trusted_proxy.ts";
+   * import { TrustedProxies } from "./_trusted_proxy.ts";
    * import assert from "node:assert/strict";
    * const proxies = new TrustedProxies(["127.0.0.1"]);
    * const spoofed = new Headers({ "x-forwarded-for": "1.1.1.1, 127.0.0.1, 9.9.9.9" });

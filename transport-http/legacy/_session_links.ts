@@ -12,14 +12,14 @@ import type { NotificationBus, SessionStore } from "@anubis/core";
 import { logger } from "@anubis/core";
 import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "@anubis/core/engine";
 import type { SessionBusMessage } from "./session_bus_message.ts";
-import type { SessionEntry } from "./session_entry.ts";
+import type { SessionEntry } from "./_session_entry.ts";
 
 /**
  * Options of {@link SessionLinks}.
  *
  * @example
  * ```ts
- * import type { SessionLinksOptions } from "./session_links.ts";
+ * import type { SessionLinksOptions } from "./_session_links.ts";
  * const options: SessionLinksOptions = { idleMs: 60_000 };
  * ```
  */
@@ -37,7 +37,7 @@ export interface SessionLinksOptions {
  *
  * @example
  * ```ts
- * import { SessionLinks } from "./session_links.ts";
+ * import { SessionLinks } from "./_session_links.ts";
  * const links = new SessionLinks({ idleMs: 60_000 }, () => undefined);
  * links.close();
  * ```
@@ -79,7 +79,7 @@ export class SessionLinks {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionLinks } from "./session_links.ts";
+   * import { SessionLinks } from "./_session_links.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -140,7 +140,7 @@ export class SessionLinks {
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
    * import { type SessionBusMessage } from "@anubis/transport-http";
-   * import { SessionLinks } from "./session_links.ts";
+   * import { SessionLinks } from "./_session_links.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -172,7 +172,7 @@ export class SessionLinks {
    *
    * @example
    * ```ts
-   * import { SessionLinks } from "./session_links.ts";
+   * import { SessionLinks } from "./_session_links.ts";
    * new SessionLinks({ idleMs: 60_000 }, () => undefined).close();
    * ```
    */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { EventStore, StoredEvent } from "@anubis/core";
 import { MemoryEventStore } from "@anubis/event-store-memory";
-import { StandaloneStream } from "./standalone_stream.ts";
+import { StandaloneStream } from "./_standalone_stream.ts";
 
 const TIMINGS = { retryMs: 1000, graceMs: 60_000, keepAliveMs: 0 };
 

@@ -5,8 +5,8 @@
  */
 
 import { ErrorCode, type RequestId } from "@anubis/core";
-import { errorResponseOf } from "./responses.ts";
-import { ClientHoldings } from "./fair_share.ts";
+import { errorResponseOf } from "./_json_responses.ts";
+import { ClientHoldings } from "./_fair_share.ts";
 
 /** A taken slot: how to give it back, and how to end what holds it (if it can be ended). */
 interface Slot {
@@ -22,7 +22,7 @@ const VICTIMS_LOOKED_AT = 16;
  *
  * @example
  * ```ts
- * import type { HttpLimits } from "./limits.ts";
+ * import type { HttpLimits } from "./_stream_limits.ts";
  * const limits: HttpLimits = { maxStreams: 1000, keepAliveMs: 15_000, resumable: true };
  * ```
  */
@@ -48,7 +48,7 @@ export interface HttpLimits {
  *
  * @example
  * ```ts
- * import { StreamCounter } from "./limits.ts";
+ * import { StreamCounter } from "./_stream_limits.ts";
  * import assert from "node:assert/strict";
  * const counter = new StreamCounter(1);
  * const release = counter.acquire();
@@ -79,7 +79,7 @@ export class StreamCounter {
    *
    * @example
    * ```ts
-   * import { StreamCounter } from "./limits.ts";
+   * import { StreamCounter } from "./_stream_limits.ts";
    * import assert from "node:assert/strict";
    * const counter = new StreamCounter(10);
    * const release = counter.acquire();
@@ -98,7 +98,7 @@ export class StreamCounter {
    *
    * @example
    * ```ts
-   * import { StreamCounter } from "./limits.ts";
+   * import { StreamCounter } from "./_stream_limits.ts";
    * const counter = new StreamCounter(2, 1);
    * counter.acquire("10.0.0.1");
    * if (counter.acquire("10.0.0.1") !== undefined || counter.full) {
@@ -122,7 +122,7 @@ export class StreamCounter {
    *
    * @example
    * ```ts
-   * import { StreamCounter } from "./limits.ts";
+   * import { StreamCounter } from "./_stream_limits.ts";
    * const counter = new StreamCounter(3, 1);
    * const release = counter.acquire("10.0.0.1");
    * if (counter.acquire("10.0.0.1") !== undefined) throw new Error("one per client");
@@ -175,7 +175,7 @@ export class StreamCounter {
  *
  * @example
  * ```ts
- * import { StreamCounter, streamRefusal } from "./limits.ts";
+ * import { StreamCounter, streamRefusal } from "./_stream_limits.ts";
  * const counter = new StreamCounter(2, 1);
  * counter.acquire("10.0.0.1");
  * const refusal = streamRefusal(counter, null);

@@ -1,19 +1,19 @@
 /**
  * What the session table keeps per live session, shared by the table
- * (`session_table.ts`) and its cross-instance links (`session_links.ts`).
+ * (`_session_table.ts`) and its cross-instance links (`_session_links.ts`).
  *
  * @module
  */
 
 import type { Session } from "@anubis/core/engine";
-import type { StandaloneStream } from "./standalone_stream.ts";
+import type { StandaloneStream } from "./_standalone_stream.ts";
 
 /**
  * A live session and its standalone stream.
  *
  * @example
  * ```ts
- * import type { SessionEntry } from "./session_entry.ts";
+ * import type { SessionEntry } from "./_session_entry.ts";
  * const describe = (entry: SessionEntry) => `${entry.session.id} ${entry.stream?.attached}`;
  * ```
  */

@@ -21,11 +21,11 @@ import {
   retainedBytes,
   type RetainedRefusal,
   stringBytes,
-} from "./budgets.ts";
+} from "../_byte_budgets.ts";
 import type { SessionBusMessage } from "./session_bus_message.ts";
-import type { SessionEntry } from "./session_entry.ts";
-import { ClientHoldings } from "./fair_share.ts";
-import { SessionLinks } from "./session_links.ts";
+import type { SessionEntry } from "./_session_entry.ts";
+import { ClientHoldings } from "../_fair_share.ts";
+import { SessionLinks } from "./_session_links.ts";
 import {
   DEFAULT_STORED_BYTES,
   DEFAULT_STORED_BYTES_PER_CLIENT,
@@ -33,15 +33,15 @@ import {
   SessionNotStored,
   StoredBytes,
   utf8Length,
-} from "./session_store_budget.ts";
-import { StandaloneStream, type StandaloneStreamOptions } from "./standalone_stream.ts";
+} from "./_session_store_budget.ts";
+import { StandaloneStream, type StandaloneStreamOptions } from "./_standalone_stream.ts";
 
 /**
  * Options of a {@link SessionTable}.
  *
  * @example
  * ```ts
- * import type { SessionTableOptions } from "./session_table.ts";
+ * import type { SessionTableOptions } from "./_session_table.ts";
  * const options: SessionTableOptions = {
  *   maxSessions: 100,
  *   idleMs: 60_000,
@@ -187,7 +187,7 @@ function savedKey(record: SessionRecord): string {
  * import { defineServer } from "@anubis/core";
  * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { SessionTable } from "./session_table.ts";
+ * import { SessionTable } from "./_session_table.ts";
  * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),
@@ -260,7 +260,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -286,7 +286,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -312,7 +312,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -345,7 +345,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -394,7 +394,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -442,8 +442,8 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { RetainedBudget } from "./budgets.ts";
-   * import { SessionTable } from "./session_table.ts";
+   * import { RetainedBudget } from "../_byte_budgets.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -487,7 +487,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -517,7 +517,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
    * });
@@ -558,7 +558,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -603,7 +603,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -669,7 +669,7 @@ export class SessionTable {
    * import { defineServer, type SessionRecord, type SessionStore } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -725,7 +725,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -829,7 +829,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -862,7 +862,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -896,7 +896,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -927,7 +927,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -960,7 +960,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -1011,7 +1011,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),
@@ -1099,7 +1099,7 @@ export class SessionTable {
    * import { defineServer } from "@anubis/core";
    * import { Engine } from "@anubis/core/engine";
    * import { createDefaultRegistry } from "@anubis/dialects";
-   * import { SessionTable } from "./session_table.ts";
+   * import { SessionTable } from "./_session_table.ts";
    * import assert from "node:assert/strict";
    * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
    *   registry: createDefaultRegistry(),

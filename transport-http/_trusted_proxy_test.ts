@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TrustedProxies } from "./trusted_proxy.ts";
+import { TrustedProxies } from "./_trusted_proxy.ts";
 
 const xff = (value: string) => new Headers({ "x-forwarded-for": value });
 const fwd = (value: string) => new Headers({ forwarded: value });

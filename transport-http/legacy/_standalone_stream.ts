@@ -11,10 +11,10 @@
 import type { EventStore, StoredEvent } from "@anubis/core";
 import { logger } from "@anubis/core";
 import type { JsonRpcMessage } from "@anubis/core/engine";
-import { encodeForHttp, notSent } from "./outbound.ts";
-import { isPostStreamRecord } from "./post_stream.ts";
-import { encodeSseEvent, encodeSseMessage } from "./sse.ts";
-import { SseStream } from "./sse_stream.ts";
+import { encodeForHttp, notSent } from "../_outbound.ts";
+import { isPostStreamRecord } from "./_post_stream.ts";
+import { encodeSseEvent, encodeSseMessage } from "../_sse_encoding.ts";
+import { SseStream } from "../_sse_stream.ts";
 
 /**
  * The SSE event that tells a resuming client its events `from` to `to`
@@ -48,7 +48,7 @@ const STREAM_OPENED = "GET\n";
  *
  * @example
  * ```ts
- * import type { StandaloneStreamOptions } from "./standalone_stream.ts";
+ * import type { StandaloneStreamOptions } from "./_standalone_stream.ts";
  * const options: StandaloneStreamOptions = { retryMs: 3_000, graceMs: 60_000, keepAliveMs: 15_000 };
  * ```
  */
@@ -90,7 +90,7 @@ interface Connection {
  *
  * @example
  * ```ts
- * import { StandaloneStream } from "./standalone_stream.ts";
+ * import { StandaloneStream } from "./_standalone_stream.ts";
  * import assert from "node:assert/strict";
  * const standalone = new StandaloneStream("s1", { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 });
  * const stream = await standalone.attach(undefined, false);
@@ -105,7 +105,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
@@ -141,7 +141,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
@@ -168,7 +168,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
@@ -226,7 +226,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
@@ -312,7 +312,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const eventStore = new MemoryEventStore();
    * const standalone = new StandaloneStream("s1", {
@@ -338,7 +338,7 @@ export class StandaloneStream {
    * @example
    * ```ts
    * import { MemoryEventStore } from "@anubis/event-store-memory";
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const standalone = new StandaloneStream("s1", {
    *   eventStore: new MemoryEventStore(),
@@ -369,7 +369,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);
@@ -396,7 +396,7 @@ export class StandaloneStream {
    *
    * @example
    * ```ts
-   * import { StandaloneStream } from "./standalone_stream.ts";
+   * import { StandaloneStream } from "./_standalone_stream.ts";
    * import assert from "node:assert/strict";
    * const options = { retryMs: 1000, graceMs: 1000, keepAliveMs: 0 };
    * const standalone = new StandaloneStream("s1", options);

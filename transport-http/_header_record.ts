@@ -16,7 +16,7 @@
  *
  * @example
  * ```ts
- * import { headerRecord } from "./header_record.ts";
+ * import { headerRecord } from "./_header_record.ts";
  * import assert from "node:assert/strict";
  * const record = headerRecord(new Headers({ Authorization: "Bearer x" }));
  * assert.equal(record.authorization, "Bearer x");

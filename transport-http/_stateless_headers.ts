@@ -41,7 +41,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  *
  * @example
  * ```ts
- * import { decodeHeaderValue } from "./headers.ts";
+ * import { decodeHeaderValue } from "./_stateless_headers.ts";
  * import assert from "node:assert/strict";
  * assert.equal(decodeHeaderValue("=?base64?SGVsbG8sIOS4lueVjA==?="), "Hello, 世界");
  * assert.equal(decodeHeaderValue("  plain "), "plain");
@@ -94,7 +94,7 @@ function missing(header: string): McpError {
  * import { defineServer } from "@anubis/core";
  * import { Engine } from "@anubis/core/engine";
  * import { createDefaultRegistry } from "@anubis/dialects";
- * import { checkStatelessHeaders } from "./headers.ts";
+ * import { checkStatelessHeaders } from "./_stateless_headers.ts";
  * import assert from "node:assert/strict";
  * const engine = new Engine(defineServer({ name: "s", version: "1" }), {
  *   registry: createDefaultRegistry(),

@@ -24,7 +24,7 @@ import {
  *
  * @example
  * ```ts
- * import { encodeForHttp } from "./outbound.ts";
+ * import { encodeForHttp } from "./_outbound.ts";
  * import assert from "node:assert/strict";
  * const text = encodeForHttp({ jsonrpc: "2.0", id: 1, result: { n: 1n } as never });
  * assert.equal(JSON.parse(text!).error.code, -32603);
@@ -46,7 +46,7 @@ export function encodeForHttp(
  *
  * @example
  * ```ts
- * import { notSent } from "./outbound.ts";
+ * import { notSent } from "./_outbound.ts";
  * import assert from "node:assert/strict";
  * await notSent({ jsonrpc: "2.0", method: "notifications/progress" }); // resolves
  * const failed = await notSent({ jsonrpc: "2.0", id: "a-1", method: "roots/list" }).catch(() => true);

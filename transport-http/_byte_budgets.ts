@@ -23,7 +23,7 @@ export const DEFAULT_MAX_SESSION_BYTES_TOTAL = 256 * 1024 * 1024;
  *
  * @example
  * ```ts
- * import { ByteBudget } from "./budgets.ts";
+ * import { ByteBudget } from "./_byte_budgets.ts";
  * import assert from "node:assert/strict";
  * const budget = new ByteBudget(100, 60);
  * assert.equal(budget.take(60, "a"), undefined);
@@ -105,7 +105,7 @@ export type RetainedRefusal = "client" | "total";
  *
  * @example
  * ```ts
- * import { RetainedBudget } from "./budgets.ts";
+ * import { RetainedBudget } from "./_byte_budgets.ts";
  * import assert from "node:assert/strict";
  * const budget = new RetainedBudget(64, 100, 150);
  * assert.equal(budget.charge("a", 100), undefined);
@@ -199,7 +199,7 @@ const OBJECT_BYTES = 64, ENTRY_BYTES = 32, ARRAY_BYTES = 32, STRING_BYTES = 16, 
  *
  * @example
  * ```ts
- * import { stringBytes } from "./budgets.ts";
+ * import { stringBytes } from "./_byte_budgets.ts";
  * import assert from "node:assert/strict";
  * assert.equal(stringBytes("abc"), 22);
  * ```
@@ -221,7 +221,7 @@ export function stringBytes(text: string): number {
  *
  * @example
  * ```ts
- * import { retainedBytes } from "./budgets.ts";
+ * import { retainedBytes } from "./_byte_budgets.ts";
  * import assert from "node:assert/strict";
  * assert.equal(retainedBytes({ roots: { listChanged: true } }, 1024), 64 + 32 + 26 + 64 + 32 + 38);
  * assert.ok(retainedBytes({ experimental: { big: "x".repeat(4096) } }, 1024) > 1024);
