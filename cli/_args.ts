@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { parseArgs } from "@anubis/cli/args";
+ * import { parseArgs } from "./_args.ts";
  * import assert from "node:assert/strict";
  * const parsed = parseArgs(["serve", "server.ts", "--http", "--port", "9000"]);
  * assert(parsed.kind === "serve");
@@ -78,7 +78,7 @@ export interface ServeOptions {
  *
  * @example
  * ```ts
- * import { parseArgs } from "@anubis/cli/args";
+ * import { parseArgs } from "./_args.ts";
  * const parsed = parseArgs(["serve", "s.ts", "--http", "--max-sessions-per-client", "50"]);
  * if (parsed.kind !== "serve" || parsed.options.limits?.maxSessionsPerClient !== 50) {
  *   throw new Error("the flag sets the limit");
@@ -133,7 +133,7 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof HttpLimitFlags>> = {
  *
  * @example
  * ```ts
- * import { type ParsedArgs, parseArgs } from "@anubis/cli/args";
+ * import { type ParsedArgs, parseArgs } from "./_args.ts";
  * import assert from "node:assert/strict";
  * const parsed: ParsedArgs = parseArgs(["serve", "server.ts", "--port", "0"]);
  * assert.equal(parsed.kind, "serve");
@@ -151,7 +151,7 @@ export type ParsedArgs =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { USAGE } from "@anubis/cli/args";
+ * import { USAGE } from "./_args.ts";
  * assert.ok(USAGE.startsWith("Usage: anubis serve"));
  * assert.ok(USAGE.includes(".data/anubis.kv"));
  * ```
@@ -299,7 +299,7 @@ const VALUE_FLAGS = new Set([
  *
  * @example
  * ```ts
- * import { parseArgs } from "@anubis/cli/args";
+ * import { parseArgs } from "./_args.ts";
  * import assert from "node:assert/strict";
  * assert.equal(parseArgs(["serve"]).kind, "error");
  * ```
@@ -555,7 +555,7 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { requestStateSecretProblem } from "@anubis/cli/args";
+ * import { requestStateSecretProblem } from "./_args.ts";
  * assert.match(requestStateSecretProblem("--request-state-secret", "short")!, /32 characters/);
  * assert.equal(requestStateSecretProblem("--request-state-secret", "x".repeat(32)), undefined);
  * ```

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseArgs } from "./args.ts";
+import { parseArgs } from "./_args.ts";
 
 Deno.test("args: serve --http with every HTTP flag", () => {
   const parsed = parseArgs([

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { projectFiles } from "@anubis/cli/init";
+ * import { projectFiles } from "./_init.ts";
  * const files = projectFiles();
  * assert.deepEqual(files.map((file) => file.path), ["deno.json", "server.ts", "server_test.ts"]);
  * ```
@@ -20,7 +20,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { CLI_VERSION, projectFiles } from "@anubis/cli/init";
+ * import { CLI_VERSION, projectFiles } from "./_init.ts";
  * const config = JSON.parse(projectFiles()[0].text);
  * assert.equal(config.imports["@anubis/cli"], `jsr:@anubis/cli@^${CLI_VERSION}`);
  * ```
@@ -33,7 +33,7 @@ export const CLI_VERSION = "0.1.0";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { type ProjectFile, projectFiles } from "@anubis/cli/init";
+ * import { type ProjectFile, projectFiles } from "./_init.ts";
  * const server: ProjectFile = projectFiles().find((file) => file.path === "server.ts")!;
  * assert.match(server.text, /export default defineServer/);
  * ```
@@ -57,7 +57,7 @@ export interface ProjectFile {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { projectFiles } from "@anubis/cli/init";
+ * import { projectFiles } from "./_init.ts";
  * const config = JSON.parse(projectFiles("1.2.3")[0].text);
  * assert.equal(config.imports["@anubis/core"], "jsr:@anubis/core@^1.2.3");
  * assert.equal(config.tasks.serve, "deno run -A @anubis/cli serve server.ts");
@@ -158,7 +158,7 @@ Deno.test("the about resource reads", async () => {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { initProject } from "@anubis/cli/init";
+ * import { initProject } from "./_init.ts";
  * const dir = await Deno.makeTempDir();
  * assert.deepEqual(await initProject(dir), [
  *   `${dir}/deno.json`,

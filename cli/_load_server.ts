@@ -30,7 +30,7 @@ function isDefinition(value: unknown): value is ServerDefinition {
  *
  * @example
  * ```ts
- * import { loadServer } from "@anubis/cli/load";
+ * import { loadServer } from "./_load_server.ts";
  * import assert from "node:assert/strict";
  * const server = await loadServer(new URL("../examples/everything.ts", import.meta.url).href);
  * assert.equal(server.info.name, "anubis-everything");
@@ -84,7 +84,7 @@ export async function loadServer(specifier: string): Promise<McpServer> {
  *
  * @example
  * ```ts
- * import { fileUrlOf } from "@anubis/cli/load";
+ * import { fileUrlOf } from "./_load_server.ts";
  * import assert from "node:assert/strict";
  * assert.equal(fileUrlOf("examples/hello.ts", "/srv/app").href, "file:///srv/app/examples/hello.ts");
  * assert.equal(fileUrlOf("C:\\app\\my server.ts", "D:\\").href, "file:///C:/app/my%20server.ts");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
-import { fileUrlOf, loadServer } from "./load_server.ts";
+import { fileUrlOf, loadServer } from "./_load_server.ts";
 
 Deno.test("fileUrlOf: POSIX paths give what node:url's pathToFileURL gives", () => {
   const cwd = "/srv/my app";

@@ -37,7 +37,7 @@ import {
   serve,
   type SessionBusMessage,
 } from "@anubis/transport-http";
-import { requestStateSecretProblem, type ServeOptions } from "./args.ts";
+import { requestStateSecretProblem, type ServeOptions } from "./_args.ts";
 import { MemoryEventStore } from "@anubis/event-store-memory";
 
 /** Rethrows a failure to open or first read a KV database as the CLI reports it. */
@@ -56,7 +56,7 @@ function cannotOpen(error: unknown): never {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { hostCheckWarning } from "@anubis/cli/serve-http";
+ * import { hostCheckWarning } from "./_serve_http.ts";
  * assert.match(hostCheckWarning({ host: "0.0.0.0", allowedHosts: [] })!, /--allowed-host/);
  * assert.equal(hostCheckWarning({ host: "0.0.0.0", allowedHosts: ["mcp.example.com"] }), undefined);
  * assert.equal(hostCheckWarning({ host: "127.0.0.1", allowedHosts: [] }), undefined);
@@ -84,7 +84,7 @@ export function hostCheckWarning(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { timeoutsWarning } from "@anubis/cli/serve-http";
+ * import { timeoutsWarning } from "./_serve_http.ts";
  * const off = { headersTimeoutMs: 0, idleTimeoutMs: 0 };
  * assert.match(timeoutsWarning({ host: "0.0.0.0", limits: off })!, /--idle-timeout/);
  * assert.equal(timeoutsWarning({ host: "0.0.0.0" }), undefined);
@@ -116,7 +116,7 @@ export function timeoutsWarning(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { emptyKvWarning } from "@anubis/cli/serve-http";
+ * import { emptyKvWarning } from "./_serve_http.ts";
  * const path = await Deno.makeTempFile();
  * assert.match((await emptyKvWarning(path))!, /is empty/);
  * await Deno.writeTextFile(path, "x");
@@ -140,7 +140,7 @@ export async function emptyKvWarning(path: string): Promise<string | undefined> 
  *
  * @example
  * ```ts
- * import { KvDatabases } from "@anubis/cli/serve-http";
+ * import { KvDatabases } from "./_serve_http.ts";
  * import assert from "node:assert/strict";
  * const databases = new KvDatabases();
  * const kv = await databases.open(":memory:");
@@ -164,7 +164,7 @@ export class KvDatabases {
    *
    * @example
    * ```ts
-   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import { KvDatabases } from "./_serve_http.ts";
    * import assert from "node:assert/strict";
    * const databases = new KvDatabases();
    * const kv = await databases.open(":memory:");
@@ -203,7 +203,7 @@ export class KvDatabases {
    *
    * @example
    * ```ts
-   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import { KvDatabases } from "./_serve_http.ts";
    * const databases = new KvDatabases();
    * await databases.open(":memory:");
    * databases.close();
@@ -225,7 +225,7 @@ export class KvDatabases {
    *
    * @example
    * ```ts
-   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import { KvDatabases } from "./_serve_http.ts";
    * import assert from "node:assert/strict";
    * const databases = new KvDatabases();
    * await databases.open(":memory:");
@@ -245,7 +245,7 @@ export class KvDatabases {
    *
    * @example
    * ```ts
-   * import { KvDatabases } from "@anubis/cli/serve-http";
+   * import { KvDatabases } from "./_serve_http.ts";
    * import assert from "node:assert/strict";
    * const databases = new KvDatabases();
    * await databases.open(":memory:");
@@ -266,7 +266,7 @@ export class KvDatabases {
  *
  * @example
  * ```ts
- * import type { OpenedStores } from "@anubis/cli/serve-http";
+ * import type { OpenedStores } from "./_serve_http.ts";
  * const none: OpenedStores = { close() {} };
  * ```
  */
@@ -302,7 +302,7 @@ function kvPath(flag: string | undefined): string | undefined {
  * ```ts
  * import assert from "node:assert/strict";
  * import { MemoryEventStore } from "@anubis/event-store-memory";
- * import { openStores } from "@anubis/cli/serve-http";
+ * import { openStores } from "./_serve_http.ts";
  * const stores = await openStores({ eventStore: "memory" });
  * assert.ok(stores.eventStore instanceof MemoryEventStore);
  * stores.close();
@@ -345,7 +345,7 @@ export async function openStores(
  *
  * @example
  * ```ts
- * import type { JoinedInstances } from "@anubis/cli/serve-http";
+ * import type { JoinedInstances } from "./_serve_http.ts";
  * const alone: JoinedInstances = { leave: () => Promise.resolve() };
  * ```
  */
@@ -385,7 +385,7 @@ export interface JoinedInstances {
  * @example
  * ```ts
  * import { defineServer } from "@anubis/core";
- * import { joinInstances } from "@anubis/cli/serve-http";
+ * import { joinInstances } from "./_serve_http.ts";
  * import assert from "node:assert/strict";
  * const joined = await joinInstances(defineServer({ name: "s", version: "1" }), {
  *   sessionStore: "kv::memory:",
@@ -448,7 +448,7 @@ export async function joinInstances(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { REQUEST_STATE_SECRET_ENV } from "@anubis/cli/serve-http";
+ * import { REQUEST_STATE_SECRET_ENV } from "./_serve_http.ts";
  * assert.equal(REQUEST_STATE_SECRET_ENV, "ANUBIS_REQUEST_STATE_SECRET");
  * ```
  */
@@ -459,7 +459,7 @@ export const REQUEST_STATE_SECRET_ENV = "ANUBIS_REQUEST_STATE_SECRET";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { REQUEST_STATE_PREVIOUS_SECRET_ENV } from "@anubis/cli/serve-http";
+ * import { REQUEST_STATE_PREVIOUS_SECRET_ENV } from "./_serve_http.ts";
  * assert.equal(REQUEST_STATE_PREVIOUS_SECRET_ENV, "ANUBIS_REQUEST_STATE_PREVIOUS_SECRET");
  * ```
  */
@@ -490,7 +490,7 @@ export const REQUEST_STATE_PREVIOUS_SECRET_ENV = "ANUBIS_REQUEST_STATE_PREVIOUS_
  * ```ts
  * import assert from "node:assert/strict";
  * import { defineServer } from "@anubis/core";
- * import { KvDatabases, useRequestStateKeys } from "@anubis/cli/serve-http";
+ * import { KvDatabases, useRequestStateKeys } from "./_serve_http.ts";
  * const server = defineServer({ name: "s", version: "1" });
  * const databases = new KvDatabases();
  * const stop = await useRequestStateKeys(server, { sessionStore: "kv::memory:" }, databases);
@@ -556,7 +556,7 @@ function recordingBus(
  *
  * @example
  * ```ts ignore
- * import { serveHttp } from "@anubis/cli/serve-http";
+ * import { serveHttp } from "./_serve_http.ts";
  * ```
  */
 export async function serveHttp(
@@ -620,7 +620,7 @@ export async function serveHttp(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { KvDatabases, rateLimitOf } from "@anubis/cli/serve-http";
+ * import { KvDatabases, rateLimitOf } from "./_serve_http.ts";
  * const databases = new KvDatabases();
  * const memory = await rateLimitOf({ rateLimit: { perSecond: 5 } }, databases);
  * assert.deepEqual(memory, { perSecond: 5, burst: 10, store: undefined });

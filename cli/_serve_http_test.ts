@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { defineServer } from "@anubis/core";
 import { KvTaskStore } from "@anubis/session-kv";
-import { joinInstances, KvDatabases, openStores } from "./serve_http.ts";
+import { joinInstances, KvDatabases, openStores } from "./_serve_http.ts";
 
 const server = () => defineServer({ name: "joined", version: "1" });
 
