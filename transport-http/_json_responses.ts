@@ -83,8 +83,7 @@ export function jsonTextResponse(
  * @param id The request id when it could be read, else `null`.
  * @param code The JSON-RPC error code.
  * @param message The error message (never a stack trace).
- * @param data Optional error data.
- * @param headers Extra headers.
+ * @param extra The error's `data` and extra headers, if any.
  * @returns The response.
  *
  * @example
@@ -94,6 +93,12 @@ export function jsonTextResponse(
  * const response = errorResponseOf(404, 7, -32001, "Session not found");
  * assert.equal(response.status, 404);
  * assert.equal((await response.json()).id, 7);
+ * const limited = errorResponseOf(429, null, -32000, "Too Many Requests", {
+ *   data: { retryAfterMs: 2000 },
+ *   headers: { "retry-after": "2" },
+ * });
+ * assert.equal(limited.headers.get("retry-after"), "2");
+ * assert.equal((await limited.json()).error.data.retryAfterMs, 2000);
  * ```
  */
 export function errorResponseOf(
@@ -101,10 +106,9 @@ export function errorResponseOf(
   id: RequestId | null,
   code: number,
   message: string,
-  data?: unknown,
-  headers?: Record<string, string>,
+  extra?: { data?: unknown; headers?: Record<string, string> },
 ): Response {
-  return jsonResponse(errorResponse(id, code, message, data), status, headers);
+  return jsonResponse(errorResponse(id, code, message, extra?.data), status, extra?.headers);
 }
 
 /**

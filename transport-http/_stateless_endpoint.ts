@@ -181,7 +181,7 @@ export class StatelessEndpoint {
       message.id,
       ErrorCode.INVALID_PARAMS,
       `Invalid params: a ${header} request needs params._meta["${MetaKey.protocolVersion}"]`,
-      { envelope: { missing: ["_meta"] } },
+      { data: { envelope: { missing: ["_meta"] } } },
     );
   }
 
@@ -246,7 +246,9 @@ export class StatelessEndpoint {
     if (refused) {
       // The `_meta` envelope is the earlier rung of the ladder.
       const error = engine.validateEnvelope(message) ?? refused;
-      return Promise.resolve(errorResponseOf(400, id, error.code, error.message, error.data));
+      return Promise.resolve(
+        errorResponseOf(400, id, error.code, error.message, { data: error.data }),
+      );
     }
     const exchange = exchangeOf(request, context);
     // The share of the task store an anonymous caller's tasks count against.

@@ -404,8 +404,7 @@ export class ResourceServer {
       id,
       status === 503 ? ErrorCode.INTERNAL_ERROR : ErrorCode.INVALID_REQUEST,
       message,
-      undefined,
-      headers,
+      { headers },
     );
   }
 }

@@ -422,8 +422,7 @@ function unreadable(error: unknown): Response {
       null,
       ErrorCode.INVALID_REQUEST,
       `Request Timeout: ${error.message}`,
-      undefined,
-      { connection: "close" },
+      { headers: { connection: "close" } },
     );
   }
   if (error instanceof BodyBudgetError) {
@@ -434,8 +433,7 @@ function unreadable(error: unknown): Response {
       null,
       ErrorCode.INTERNAL_ERROR,
       `${status === 429 ? "Too Many Requests" : "Service Unavailable"}: ${error.message}; retry`,
-      undefined,
-      { "retry-after": "1", connection: "close" },
+      { headers: { "retry-after": "1", connection: "close" } },
     );
   }
   // The client went away mid-body (or sent a broken one): its fault, not
@@ -621,8 +619,7 @@ export function createHttpHandler(
       await readableId(request),
       -32000,
       "Too Many Requests: rate limit exceeded",
-      { retryAfterMs: wait },
-      { "retry-after": String(Math.ceil(wait / 1000)) },
+      { data: { retryAfterMs: wait }, headers: { "retry-after": String(Math.ceil(wait / 1000)) } },
     );
   };
 
@@ -802,8 +799,7 @@ export function createHttpHandler(
             null,
             ErrorCode.INVALID_REQUEST,
             `Method Not Allowed: ${request.method}`,
-            undefined,
-            { allow: ALLOW },
+            { headers: { allow: ALLOW } },
           ),
         );
     }

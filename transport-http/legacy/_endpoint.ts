@@ -89,23 +89,20 @@ function tooManySessions(id: RequestId | null, retryAfterSeconds: number): Respo
     status: 503,
     reason: "too many sessions",
   });
-  return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", undefined, {
-    "retry-after": String(retryAfterSeconds),
+  return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, "Too many sessions", {
+    headers: {
+      "retry-after": String(retryAfterSeconds),
+    },
   });
 }
 
 /** The answer to a request whose session's state could not be stored. */
 function notStoredResponse(refusal: SessionNotStored, id: RequestId | null = null): Response {
-  return errorResponseOf(
-    refusal.status,
-    id,
-    refusal.code,
-    refusal.message,
-    undefined,
-    refusal.retryAfterSeconds === undefined
+  return errorResponseOf(refusal.status, id, refusal.code, refusal.message, {
+    headers: refusal.retryAfterSeconds === undefined
       ? undefined
       : { "retry-after": String(refusal.retryAfterSeconds) },
-  );
+  });
 }
 
 /** {@link notStoredResponse} as the outcome of a request answered through `respond`. */
@@ -141,7 +138,7 @@ function handshakeTooLarge(id: RequestId, budget: RetainedBudget): Response {
     id,
     ErrorCode.INVALID_PARAMS,
     `Invalid params: the capabilities and clientInfo of an initialize may hold at most ${budget.perSession} bytes (as the server counts them), and these hold more`,
-    { maxSessionBytes: budget.perSession },
+    { data: { maxSessionBytes: budget.perSession } },
   );
 }
 
@@ -174,8 +171,7 @@ function retainedRefusal(
     own
       ? `Too much session data for this client: its sessions may retain ${budget.perClient} bytes together`
       : `Too much session data: the server's sessions may retain ${budget.max} bytes together`,
-    undefined,
-    { "retry-after": String(retryAfterSeconds) },
+    { headers: { "retry-after": String(retryAfterSeconds) } },
   );
 }
 
@@ -194,8 +190,10 @@ function unloadable(sessionId: string, id: RequestId | null, error: unknown): Re
   logger.error("store.failed", `session ${sessionId} could not be loaded or restored`, { error });
   if ((error as Error | undefined)?.name === "KvUnavailableError") {
     // The store's file is gone or read-only: say so, as a condition that may pass.
-    return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, (error as Error).message, undefined, {
-      "retry-after": "1",
+    return errorResponseOf(503, id, ErrorCode.INTERNAL_ERROR, (error as Error).message, {
+      headers: {
+        "retry-after": "1",
+      },
     });
   }
   return errorResponseOf(
@@ -796,14 +794,11 @@ export class LegacyEndpoint {
           client,
         },
       );
-      return Promise.resolve(errorResponseOf(
-        429,
-        id,
-        ErrorCode.INTERNAL_ERROR,
-        "Too many sessions for this client",
-        undefined,
-        { "retry-after": String(this.#sessions.retryAfterSeconds) },
-      ));
+      return Promise.resolve(
+        errorResponseOf(429, id, ErrorCode.INTERNAL_ERROR, "Too many sessions for this client", {
+          headers: { "retry-after": String(this.#sessions.retryAfterSeconds) },
+        }),
+      );
     }
     const refused = retained === 0 ? undefined : this.#sessions.reserve(client, retained);
     if (refused !== undefined) {
@@ -971,8 +966,7 @@ export class LegacyEndpoint {
       null,
       ErrorCode.INVALID_REQUEST,
       `Method Not Allowed: protocol ${header} serves POST only`,
-      undefined,
-      { allow: "POST" },
+      { headers: { allow: "POST" } },
     );
   }
 
