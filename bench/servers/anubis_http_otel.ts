@@ -1,6 +1,6 @@
 /**
  * The bare handler of `anubis_http.ts` with telemetry on: the
- * `@anubis/core/telemetry` middleware, and Deno's built-in OpenTelemetry
+ * `@anubis/telemetry` middleware, and Deno's built-in OpenTelemetry
  * exporting to `OTEL_EXPORTER_OTLP_ENDPOINT` (a collector, or
  * `otlp_sink.ts`, started outside the measured process tree). Deno reads
  * `OTEL_DENO` only at start, so without it this script runs itself again
@@ -17,7 +17,7 @@
  */
 
 import { defineServer } from "@anubis/core";
-import { telemetry } from "@anubis/core/telemetry";
+import { telemetry } from "@anubis/telemetry";
 import { createHttpHandler } from "@anubis/transport-http";
 import server from "./echo_server.ts";
 import { serveBench } from "./listening.ts";

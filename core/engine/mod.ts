@@ -54,3 +54,4 @@ export * from "../engine.ts";
 export * from "../legacy/session_persistence.ts";
 export { applyTaskOutcome, applyTaskPatch, callerOf, isTerminal } from "../task_store.ts";
 export { principalOf } from "../auth_info.ts";
+export { NoReply } from "../dispatch.ts";

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport as StreamableHttpV2 } from "@modelcontext
 import { startHttpServer } from "../helpers/everything_http_server.ts";
 import { connectV1 } from "../helpers/everything_sdk_v1.ts";
 import { connectV2 } from "../helpers/everything_sdk_v2.ts";
-import { DURATION_BUCKETS } from "@anubis/core/telemetry";
+import { DURATION_BUCKETS } from "@anubis/telemetry";
 import { otelEnv, type ReceivedSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 
 /** A client's span context, as `traceparent` carries it. */
@@ -69,7 +69,7 @@ Deno.test("telemetry over HTTP: spans and metrics per the MCP conventions, both 
     }
 
     const byTrace = (traceId: string) => (span: ReceivedSpan) =>
-      span.traceId === traceId && span.scope === "@anubis/core";
+      span.traceId === traceId && span.scope === "@anubis/telemetry";
     const find = (traceId: string) => receiver.spans.find(byTrace(traceId));
     await receiver.until(
       () => [simple, failing, unknown, modern, prompt, resource].every((c) => find(c.traceId)),

@@ -28,8 +28,8 @@ import { defineServer, type Frame } from "@anubis/core";
 import { engineHarness } from "../helpers/engine_harness.ts";
 import { Engine, type JsonRpcRequest } from "@anubis/core/engine";
 import { initializeRequest } from "../helpers/http_helpers.ts";
-import { connect } from "@anubis/core/testing";
-import { telemetry } from "@anubis/core/telemetry";
+import { connect } from "@anubis/testing";
+import { telemetry } from "@anubis/telemetry";
 import { createDefaultRegistry } from "@anubis/dialects";
 
 interface Recorded {
@@ -117,7 +117,7 @@ Deno.test("telemetry: traceparent parsed without a propagator; opt-in arguments 
   spans.length = 0;
   const client = await connect(
     server({ recordToolArguments: true, recordToolResults: true, uriInSpanName: true }),
-    { registry: createDefaultRegistry(), version: "2025-11-25" },
+    { version: "2025-11-25" },
   );
   try {
     await client.request("tools/call", {
@@ -152,7 +152,6 @@ Deno.test("telemetry: traceparent parsed without a propagator; opt-in arguments 
 Deno.test("telemetry: arguments and results are left out unless asked; a bad traceparent is ignored", async () => {
   spans.length = 0;
   const client = await connect(server(), {
-    registry: createDefaultRegistry(),
     version: "2025-11-25",
   });
   try {

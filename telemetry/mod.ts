@@ -1,5 +1,5 @@
 /**
- * `@anubis/core/telemetry`: OpenTelemetry for an MCP server, following the
+ * `@anubis/telemetry`: OpenTelemetry for an MCP server, following the
  * OpenTelemetry semantic conventions for the Model Context Protocol
  * (`gen-ai/mcp`), as a {@link Middleware}: a SERVER span per request and
  * notification, the `mcp.server.operation.duration` and
@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import { defineServer } from "@anubis/core";
- * import { telemetry } from "@anubis/core/telemetry";
+ * import { telemetry } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * // On Deno: run with OTEL_DENO=true; on Node: register an OpenTelemetry SDK first.
  * const server = defineServer({ name: "s", version: "1.0.0", middleware: [telemetry()] });
@@ -37,16 +37,15 @@ import {
   trace,
 } from "@opentelemetry/api";
 
-import { NoReply } from "./dispatch.ts";
-import { McpError } from "./errors.ts";
-import type { Middleware, MiddlewareCall, SessionEnd } from "./middleware.ts";
+import { McpError, type Middleware, type MiddlewareCall, type SessionEnd } from "@anubis/core";
+import { NoReply } from "@anubis/core/engine";
 
 /**
  * The bucket boundaries (seconds) the conventions give both duration histograms.
  *
  * @example
  * ```ts
- * import { DURATION_BUCKETS } from "@anubis/core/telemetry";
+ * import { DURATION_BUCKETS } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * assert.equal(DURATION_BUCKETS[0], 0.01);
  * assert.equal(DURATION_BUCKETS.at(-1), 300);
@@ -74,7 +73,7 @@ export const DURATION_BUCKETS: readonly number[] = Object.freeze([
  *
  * @example
  * ```ts
- * import type { TelemetryOptions } from "@anubis/core/telemetry";
+ * import type { TelemetryOptions } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * // Tool arguments and results may hold secrets: recorded only when asked;
  * // the handler's own spans are children of the request's span only when asked.
@@ -104,7 +103,7 @@ export interface TelemetryOptions {
   activeSpan?: boolean;
 }
 
-const SCOPE = "@anubis/core";
+const SCOPE = "@anubis/telemetry";
 const DESCRIPTION = {
   operation:
     "MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.",
@@ -276,9 +275,8 @@ const json = (value: unknown): string | undefined => {
  * @example
  * ```ts
  * import { defineServer } from "@anubis/core";
- * import { connect } from "@anubis/core/testing";
- * import { telemetry } from "@anubis/core/telemetry";
- * import { createDefaultRegistry } from "@anubis/dialects";
+ * import { connect } from "@anubis/testing";
+ * import { telemetry } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * const server = defineServer({
  *   name: "weather",
@@ -287,7 +285,7 @@ const json = (value: unknown): string | undefined => {
  *   tools: [{ name: "forecast", handler: () => "Sunny" }],
  * });
  * // With no OpenTelemetry SDK registered, the spans and metrics are no-ops.
- * const client = await connect(server, { registry: createDefaultRegistry() });
+ * const client = await connect(server);
  * const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
  * const result = await client.request("tools/call", { name: "forecast", _meta: { traceparent } });
  * assert.deepEqual(result.content, [{ type: "text", text: "Sunny" }]);
