@@ -101,6 +101,21 @@ export interface TelemetryOptions {
    * HTTP, and in the same trace.
    */
   activeSpan?: boolean;
+  /**
+   * Over HTTP, where the server span of the HTTP request (Deno's own with
+   * `OTEL_DENO=true`) is the active one: `"annotate"` (the default) names
+   * that span after the MCP call and puts the MCP attributes and outcome on
+   * it, so a request costs one span, not two; `"child"` starts a span of
+   * the middleware's own under it. A call whose `params._meta` carries a
+   * trace context, and the second and later calls of one HTTP request (a
+   * batch), always get a span of their own.
+   */
+  httpSpan?: "annotate" | "child";
+  /**
+   * Records `mcp.server.operation.duration` for every call (on by default).
+   * Off, a call costs its span alone; the session histogram stays.
+   */
+  operationMetric?: boolean;
 }
 
 const SCOPE = "@anubis/telemetry";
@@ -242,6 +257,25 @@ function fail(
   return { ...attributes, ...added };
 }
 
+/** The attributes of one call (not of its kind), set on a span made by someone else. */
+function addCallAttributes(
+  span: Span,
+  call: MiddlewareCall,
+  uri: string | undefined,
+  recordArguments: boolean,
+): void {
+  if (call.id !== undefined && call.id !== null) {
+    span.setAttribute("jsonrpc.request.id", String(call.id));
+  }
+  if (uri !== undefined) span.setAttribute("mcp.resource.uri", uri);
+  const sessionId = call.frame?.context.sessionId;
+  if (sessionId) span.setAttribute("mcp.session.id", sessionId);
+  if (recordArguments && call.method === "tools/call") {
+    const args = json(call.params.arguments ?? {});
+    if (args !== undefined) span.setAttribute("gen_ai.tool.call.arguments", args);
+  }
+}
+
 const json = (value: unknown): string | undefined => {
   try {
     return JSON.stringify(value);
@@ -308,7 +342,11 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
   });
 
   const activeSpan = options.activeSpan === true;
+  const annotate = options.httpSpan !== "child";
+  const operationMetric = options.operationMetric !== false;
   const kinds = new Map<string, Kind>();
+  /** HTTP server spans a call was put on already: a batch's later calls get spans of their own. */
+  const annotated = new WeakSet<Span>();
 
   const middleware: Middleware = async (call, next) => {
     const started = performance.now();
@@ -330,32 +368,56 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       if (kinds.size < MAX_KINDS) kinds.set(key, kind);
     }
     let attributes = kind.attributes; // the metric's
-    const spanAttributes: Attributes = { ...attributes };
-    if (id !== undefined && id !== null) spanAttributes["jsonrpc.request.id"] = String(id);
-    let spanName = kind.name;
-    if (URI_METHODS.has(method) && typeof params.uri === "string") {
-      spanAttributes["mcp.resource.uri"] = params.uri;
-      if (options.uriInSpanName) spanName = `${method} ${params.uri}`;
-    }
-    const sessionId = context?.sessionId;
-    if (sessionId) spanAttributes["mcp.session.id"] = sessionId;
-    if (options.recordToolArguments && method === "tools/call") {
-      const args = json(params.arguments ?? {});
-      if (args !== undefined) spanAttributes["gen_ai.tool.call.arguments"] = args;
-    }
     const meta = params._meta as Readonly<Record<string, unknown>> | undefined;
-    const { parent, fromMeta } = parentOf(meta);
-    const span = tracer.startSpan(
-      spanName,
-      { kind: SpanKind.SERVER, attributes: spanAttributes, links: linksOf(call, parent, fromMeta) },
-      parent,
-    );
+    const metaContext = meta !== undefined &&
+      (meta.traceparent !== undefined || meta.baggage !== undefined);
+    const uri = URI_METHODS.has(method) && typeof params.uri === "string" ? params.uri : undefined;
+    const spanName = uri !== undefined && options.uriInSpanName ? `${method} ${uri}` : kind.name;
+    // Over HTTP with the request's server span active, that span is the call's.
+    const http = annotate && !metaContext && transport === "http"
+      ? trace.getActiveSpan()
+      : undefined;
+    let span: Span;
+    let owned: boolean;
+    let parent: Context | undefined;
+    if (http !== undefined && !annotated.has(http)) {
+      annotated.add(http);
+      span = http;
+      owned = false;
+      if (span.isRecording()) {
+        span.updateName(spanName);
+        span.setAttributes(kind.attributes);
+        addCallAttributes(span, call, uri, options.recordToolArguments === true);
+      }
+    } else {
+      const spanAttributes: Attributes = { ...kind.attributes };
+      if (id !== undefined && id !== null) spanAttributes["jsonrpc.request.id"] = String(id);
+      if (uri !== undefined) spanAttributes["mcp.resource.uri"] = uri;
+      const sessionId = context?.sessionId;
+      if (sessionId) spanAttributes["mcp.session.id"] = sessionId;
+      if (options.recordToolArguments && method === "tools/call") {
+        const args = json(params.arguments ?? {});
+        if (args !== undefined) spanAttributes["gen_ai.tool.call.arguments"] = args;
+      }
+      const found = parentOf(meta);
+      parent = found.parent;
+      span = tracer.startSpan(
+        spanName,
+        {
+          kind: SpanKind.SERVER,
+          attributes: spanAttributes,
+          links: linksOf(call, parent, found.fromMeta),
+        },
+        parent,
+      );
+      owned = true;
+    }
     try {
       // With `activeSpan`, the span is the handler's ambient one (unless it is
-      // the API's no-op, which nothing would read).
-      const result = activeSpan &&
+      // the API's no-op, which nothing would read; or the HTTP span, which is).
+      const result = activeSpan && owned &&
           (span.isRecording() || trace.isSpanContextValid(span.spanContext()))
-        ? await contexts.with(trace.setSpan(parent, span), next)
+        ? await contexts.with(trace.setSpan(parent!, span), next)
         : await next();
       if (method === "initialize" && typeof result?.protocolVersion === "string") {
         attributes = { ...attributes, "mcp.protocol.version": result.protocolVersion };
@@ -365,7 +427,7 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
         if (result.isError === true) {
           // A tool that failed because it was cancelled was cancelled.
           attributes = fail(span, attributes, context?.signal.aborted ? "cancelled" : "tool_error");
-        } else if (options.recordToolResults) {
+        } else if (options.recordToolResults && span.isRecording()) {
           const text = json(result);
           if (text !== undefined) span.setAttribute("gen_ai.tool.call.result", text);
         }
@@ -381,8 +443,8 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       }
       throw error;
     } finally {
-      span.end();
-      operations.record((performance.now() - started) / 1000, attributes);
+      if (owned) span.end();
+      if (operationMetric) operations.record((performance.now() - started) / 1000, attributes);
     }
   };
   middleware.sessionEnded = (end: SessionEnd) => {

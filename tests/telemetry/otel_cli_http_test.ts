@@ -64,6 +64,10 @@ Deno.test("telemetry over HTTP: spans and metrics per the MCP conventions, both 
         _meta: { traceparent: modern.traceparent },
       });
       assert.equal(result.isError, undefined);
+      // No trace context in _meta: the call goes on the HTTP request's own server span.
+      await v2.client.callTool({ name: "test_simple_prompt_args_tool", arguments: {} }).catch(
+        () => {},
+      );
     } finally {
       await v2.client.close();
     }
@@ -132,6 +136,22 @@ Deno.test("telemetry over HTTP: spans and metrics per the MCP conventions, both 
     assert.equal(stateless.attributes["mcp.protocol.version"], "2026-07-28");
     assert.equal(stateless.attributes["mcp.session.id"], undefined);
     assert.equal(stateless.attributes["network.transport"], "tcp");
+
+    // Without a trace context in _meta, the HTTP server span (Deno's) is the call's: named after
+    // it, with its attributes and outcome; no second span.
+    await receiver.until(
+      () => receiver.spans.some((s) => s.name === "tools/call test_simple_prompt_args_tool"),
+      "the annotated HTTP span",
+    );
+    const annotated = receiver.spans.filter((s) =>
+      s.name === "tools/call test_simple_prompt_args_tool"
+    );
+    assert.equal(annotated.length, 1, JSON.stringify(annotated));
+    assert.notEqual(annotated[0].scope, "@anubis/telemetry");
+    assert.equal(annotated[0].attributes["mcp.method.name"], "tools/call");
+    assert.equal(annotated[0].attributes["mcp.protocol.version"], "2026-07-28");
+    assert.equal(annotated[0].attributes["error.type"], "-32602");
+    assert.equal(annotated[0].kind, 2); // SERVER
 
     // Spans without a client trace context still come, e.g. initialize.
     const initialize = receiver.spans.find((s) => s.name === "initialize");
