@@ -55,12 +55,12 @@ function setEnv(env: Record<string, string>): void {
   for (const [name, value] of Object.entries(env)) Deno.env.set(name, value);
 }
 
-const http = (label: string, env: Record<string, string>, script: string): Row => ({
-  label,
-  env,
-  args: ["run", "-A", `bench/servers/${script}`],
-  cpu: [],
-});
+const http = (
+  label: string,
+  env: Record<string, string>,
+  script: string,
+  ...flags: string[]
+): Row => ({ label, env, args: ["run", "-A", `bench/servers/${script}`, ...flags], cpu: [] });
 const stdio = (label: string, env: Record<string, string>, ...flags: string[]): Row => ({
   label,
   env,
@@ -123,11 +123,29 @@ async function main(): Promise<void> {
     ["HTTP, stateless tools/call, OTEL_DENO=true (Deno's HTTP span in every row)", [
       http("raw Deno.serve", OTEL_ON, "raw_http.ts"),
       http("anubis, telemetry middleware", OTEL_ON, "anubis_http_otel.ts"),
+      http(
+        "anubis, telemetry, operationMetric: false",
+        OTEL_ON,
+        "anubis_http_otel.ts",
+        "--no-operation-metric",
+      ),
+      http(
+        "anubis, telemetry, httpSpan: child (a second span)",
+        OTEL_ON,
+        "anubis_http_otel.ts",
+        "--child-span",
+      ),
       http("anubis, no middleware", OTEL_ON, "anubis_http.ts"),
     ], "http"],
     ["stdio, 32 in flight, OTEL_DENO=true", [
       stdio("serveStdio, no middleware", OTEL_ON),
       stdio("serveStdio, telemetry middleware", OTEL_ON, "--telemetry"),
+      stdio(
+        "serveStdio, telemetry, operationMetric: false",
+        OTEL_ON,
+        "--telemetry",
+        "--no-operation-metric",
+      ),
     ], "stdio"],
     ["off (OTEL_DENO unset): @anubis/telemetry imported and unused vs not imported", [
       http("HTTP, not imported", {}, "anubis_http.ts"),

@@ -2,7 +2,8 @@
  * `@anubis/telemetry`: OpenTelemetry for an MCP server, following the
  * OpenTelemetry semantic conventions for the Model Context Protocol
  * (`gen-ai/mcp`), as a {@link Middleware}: a SERVER span per request and
- * notification, the `mcp.server.operation.duration` and
+ * notification (over HTTP, the request's own server span, named after the
+ * call and given its attributes), the `mcp.server.operation.duration` and
  * `mcp.server.session.duration` histograms, and the client's trace context
  * from `params._meta`. It depends only on `npm:@opentelemetry/api`: with no
  * SDK registered (and Deno's built-in OpenTelemetry off) every call is a
@@ -80,6 +81,9 @@ export const DURATION_BUCKETS: readonly number[] = Object.freeze([
  * const options: TelemetryOptions = { recordToolArguments: true, activeSpan: true };
  * assert.equal(options.recordToolArguments, true);
  * assert.equal(options.activeSpan, true);
+ * // Over HTTP, a span of its own under the HTTP server span, and no per-call histogram:
+ * const other: TelemetryOptions = { httpSpan: "child", operationMetric: false };
+ * assert.equal(other.httpSpan, "child");
  * ```
  */
 export interface TelemetryOptions {
@@ -297,13 +301,17 @@ const json = (value: unknown): string | undefined => {
  * or whose client went away). The `traceparent`, `tracestate` and
  * `baggage` of `params._meta` make the span's parent (through the global
  * propagator, or parsed here when none is registered); an HTTP `traceparent`
- * header, and the ambient span, are linked. Every call is recorded in
+ * header, and the ambient span, are linked. Over HTTP with the request's
+ * server span active (Deno's own with `OTEL_DENO=true`) and no trace context
+ * in `_meta`, that span is the call's: it is renamed and given the
+ * attributes and outcome, and no second span is made (`httpSpan: "child"`
+ * makes one). Every call is recorded in
  * `mcp.server.operation.duration`, every initialized legacy session's life
  * in `mcp.server.session.duration` (seconds, {@link DURATION_BUCKETS}).
  * Spans and metrics go to the global OpenTelemetry providers: Deno's own with
  * `OTEL_DENO=true`, or the SDK a Node program registers before serving.
  *
- * @param options The opt-in recordings.
+ * @param options The opt-in recordings, and where the span goes over HTTP.
  * @returns The middleware.
  *
  * @example

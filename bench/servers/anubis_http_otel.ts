@@ -24,7 +24,9 @@ import { serveBench } from "./listening.ts";
 
 // `--api-only`: the middleware on the API's no-op providers (Deno's OpenTelemetry off);
 // `--runtime-only`: Deno's OpenTelemetry on (its HTTP server spans) without the middleware;
-// `--active-span`: the middleware's `activeSpan` option on;
+// `--active-span`: the middleware's `activeSpan` option on; `--child-span`: a span of its
+// own under Deno's HTTP span (`httpSpan: "child"`); `--no-operation-metric`: no per-call
+// histogram (`operationMetric: false`);
 // an `OTEL_NAME=value` argument sets that variable in the traced child (to compare
 // settings in one run: OTEL_DENO_METRICS=false, OTEL_TRACES_SAMPLER=..., a protocol).
 const apiOnly = Deno.args.includes("--api-only");
@@ -58,6 +60,10 @@ if (!apiOnly && Deno.env.get("OTEL_DENO") !== "true") {
 
 const traced = runtimeOnly ? server : defineServer({
   ...server.definition,
-  middleware: [telemetry({ activeSpan: Deno.args.includes("--active-span") })],
+  middleware: [telemetry({
+    activeSpan: Deno.args.includes("--active-span"),
+    httpSpan: Deno.args.includes("--child-span") ? "child" : "annotate",
+    operationMetric: !Deno.args.includes("--no-operation-metric"),
+  })],
 });
 serveBench("anubis-otel", createHttpHandler(traced));
