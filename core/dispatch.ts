@@ -28,6 +28,15 @@ export interface DispatchTarget {
 /**
  * Carries a request that gets no response out to the engine: a handler's
  * `NO_REPLY`, or a stateless request cancelled before it asked for input.
+ * A middleware that sees it thrown lets it pass: it is no failure.
+ *
+ * @example
+ * ```ts
+ * import { NoReply } from "@anubis/core/engine";
+ * import assert from "node:assert/strict";
+ * const thrown: unknown = new NoReply();
+ * assert.equal(thrown instanceof Error, true);
+ * ```
  */
 export class NoReply extends Error {}
 
