@@ -47,7 +47,7 @@ export interface ProjectFile {
 
 /**
  * The files of a new project: `deno.json` (imports of `@anubis/cli`,
- * `@anubis/core` and `@anubis/dialects` from JSR at this version, the tasks
+ * `@anubis/core` and `@anubis/testing` from JSR at this version, the tasks
  * `serve`, `serve:http` and `test`), `server.ts` (a server with a tool, a
  * resource and a prompt) and `server_test.ts` (which calls them in process).
  *
@@ -66,7 +66,7 @@ export interface ProjectFile {
 export function projectFiles(version: string = CLI_VERSION): ProjectFile[] {
   const config = {
     imports: Object.fromEntries(
-      ["cli", "core", "dialects"].map((
+      ["cli", "core", "testing"].map((
         name,
       ) => [`@anubis/${name}`, `jsr:@anubis/${name}@^${version}`]),
     ),
@@ -119,12 +119,11 @@ export default defineServer({
 const SERVER_TEST = `/** \`deno task test\`: the server's tool and resource, called in process. */
 
 import assert from "node:assert/strict";
-import { connect } from "@anubis/core/testing";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { connect } from "@anubis/testing";
 import server from "./server.ts";
 
 Deno.test("greet says hello", async () => {
-  const client = await connect(server, { registry: createDefaultRegistry() });
+  const client = await connect(server);
   try {
     const result = await client.callTool("greet", { name: "Ada" });
     assert.deepEqual(result.content, [{ type: "text", text: "Hello, Ada!" }]);
@@ -134,7 +133,7 @@ Deno.test("greet says hello", async () => {
 });
 
 Deno.test("the about resource reads", async () => {
-  const client = await connect(server, { registry: createDefaultRegistry() });
+  const client = await connect(server);
   try {
     const result = await client.readResource("info://about");
     assert.deepEqual(result.contents, [

@@ -81,7 +81,7 @@ async function serve(options: ServeOptions): Promise<void> {
  */
 async function instrument(server: McpServer): Promise<McpServer> {
   if (!/^(true|1)$/i.test(Deno.env.get("OTEL_DENO") ?? "")) return server;
-  const { telemetry } = await import("@anubis/core/telemetry");
+  const { telemetry } = await import("@anubis/telemetry");
   const middleware = [telemetry(), ...(server.definition.middleware ?? [])];
   return { ...server, definition: { ...server.definition, middleware } };
 }

@@ -8,8 +8,8 @@ import {
   type TaskOutcome,
   type TaskPage,
   type TaskRecord,
-} from "./mod.ts";
-import { eventStoreContract, sessionStoreContract, taskStoreContract } from "./testing.ts";
+} from "@anubis/core";
+import { eventStoreContract, sessionStoreContract, taskStoreContract } from "./mod.ts";
 
 class MapEventStore implements EventStore {
   events = new Map<string, StoredEvent[]>();

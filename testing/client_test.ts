@@ -1,5 +1,5 @@
 /**
- * The in-process test client of `@anubis/core/testing`, as a user's own
+ * The in-process test client of `@anubis/testing`, as a user's own
  * tests would use it: a legacy session and stateless requests, elicitation
  * answered in both eras, progress and logs seen, errors rejected.
  */
@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { defineServer, defineTool } from "@anubis/core";
-import { connect } from "@anubis/core/testing";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { connect } from "@anubis/testing";
 
 const server = defineServer({
   name: "notes",
@@ -58,7 +57,6 @@ for (const version of ["2025-11-25", "2026-07-28"]) {
   Deno.test(`test client (${version}): tools, prompts, resources, elicitation`, async () => {
     const progress: unknown[] = [];
     const client = await connect(server, {
-      registry: createDefaultRegistry(),
       version,
       elicit: () => ({ action: "accept", content: { name: "Ada" } }),
       onProgress: (p) => progress.push(p.progress),
@@ -121,7 +119,6 @@ for (const version of ["2025-11-25", "2026-07-28"]) {
   Deno.test(`test client (${version}): logs, sampling, roots, lists and completion`, async () => {
     const logs: unknown[] = [];
     const client = await connect(helpers, {
-      registry: createDefaultRegistry(),
       version,
       sample: () => ({
         role: "assistant",
@@ -162,9 +159,8 @@ const context = defineServer({
 
 for (const version of ["2025-11-25", "2026-07-28"]) {
   Deno.test(`test client (${version}): transport and request assigns reach the frame`, async () => {
-    const plain = await connect(context, { registry: createDefaultRegistry(), version });
+    const plain = await connect(context, { version });
     const owner = await connect(context, {
-      registry: createDefaultRegistry(),
       version,
       transport: "http",
       assigns: { role: "owner" },

@@ -1,8 +1,9 @@
 /**
- * `@anubis/core/telemetry`: OpenTelemetry for an MCP server, following the
+ * `@anubis/telemetry`: OpenTelemetry for an MCP server, following the
  * OpenTelemetry semantic conventions for the Model Context Protocol
  * (`gen-ai/mcp`), as a {@link Middleware}: a SERVER span per request and
- * notification, the `mcp.server.operation.duration` and
+ * notification (over HTTP, the request's own server span, named after the
+ * call and given its attributes), the `mcp.server.operation.duration` and
  * `mcp.server.session.duration` histograms, and the client's trace context
  * from `params._meta`. It depends only on `npm:@opentelemetry/api`: with no
  * SDK registered (and Deno's built-in OpenTelemetry off) every call is a
@@ -11,7 +12,7 @@
  * @example
  * ```ts
  * import { defineServer } from "@anubis/core";
- * import { telemetry } from "@anubis/core/telemetry";
+ * import { telemetry } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * // On Deno: run with OTEL_DENO=true; on Node: register an OpenTelemetry SDK first.
  * const server = defineServer({ name: "s", version: "1.0.0", middleware: [telemetry()] });
@@ -37,16 +38,15 @@ import {
   trace,
 } from "@opentelemetry/api";
 
-import { NoReply } from "./reply.ts";
-import { McpError } from "./errors.ts";
-import type { Middleware, MiddlewareCall, SessionEnd } from "./middleware.ts";
+import { McpError, type Middleware, type MiddlewareCall, type SessionEnd } from "@anubis/core";
+import { NoReply } from "@anubis/core/engine";
 
 /**
  * The bucket boundaries (seconds) the conventions give both duration histograms.
  *
  * @example
  * ```ts
- * import { DURATION_BUCKETS } from "@anubis/core/telemetry";
+ * import { DURATION_BUCKETS } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * assert.equal(DURATION_BUCKETS[0], 0.01);
  * assert.equal(DURATION_BUCKETS.at(-1), 300);
@@ -74,13 +74,16 @@ export const DURATION_BUCKETS: readonly number[] = Object.freeze([
  *
  * @example
  * ```ts
- * import type { TelemetryOptions } from "@anubis/core/telemetry";
+ * import type { TelemetryOptions } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * // Tool arguments and results may hold secrets: recorded only when asked;
  * // the handler's own spans are children of the request's span only when asked.
  * const options: TelemetryOptions = { recordToolArguments: true, activeSpan: true };
  * assert.equal(options.recordToolArguments, true);
  * assert.equal(options.activeSpan, true);
+ * // Over HTTP, a span of its own under the HTTP server span, and no per-call histogram:
+ * const other: TelemetryOptions = { httpSpan: "child", operationMetric: false };
+ * assert.equal(other.httpSpan, "child");
  * ```
  */
 export interface TelemetryOptions {
@@ -102,9 +105,24 @@ export interface TelemetryOptions {
    * HTTP, and in the same trace.
    */
   activeSpan?: boolean;
+  /**
+   * Over HTTP, where the server span of the HTTP request (Deno's own with
+   * `OTEL_DENO=true`) is the active one: `"annotate"` (the default) names
+   * that span after the MCP call and puts the MCP attributes and outcome on
+   * it, so a request costs one span, not two; `"child"` starts a span of
+   * the middleware's own under it. A call whose `params._meta` carries a
+   * trace context, and the second and later calls of one HTTP request (a
+   * batch), always get a span of their own.
+   */
+  httpSpan?: "annotate" | "child";
+  /**
+   * Records `mcp.server.operation.duration` for every call (on by default).
+   * Off, a call costs its span alone; the session histogram stays.
+   */
+  operationMetric?: boolean;
 }
 
-const SCOPE = "@anubis/core";
+const SCOPE = "@anubis/telemetry";
 const DESCRIPTION = {
   operation:
     "MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.",
@@ -243,6 +261,25 @@ function fail(
   return { ...attributes, ...added };
 }
 
+/** The attributes of one call (not of its kind), set on a span made by someone else. */
+function addCallAttributes(
+  span: Span,
+  call: MiddlewareCall,
+  uri: string | undefined,
+  recordArguments: boolean,
+): void {
+  if (call.id !== undefined && call.id !== null) {
+    span.setAttribute("jsonrpc.request.id", String(call.id));
+  }
+  if (uri !== undefined) span.setAttribute("mcp.resource.uri", uri);
+  const sessionId = call.frame?.context.sessionId;
+  if (sessionId) span.setAttribute("mcp.session.id", sessionId);
+  if (recordArguments && call.method === "tools/call") {
+    const args = json(call.params.arguments ?? {});
+    if (args !== undefined) span.setAttribute("gen_ai.tool.call.arguments", args);
+  }
+}
+
 const json = (value: unknown): string | undefined => {
   try {
     return JSON.stringify(value);
@@ -264,21 +301,24 @@ const json = (value: unknown): string | undefined => {
  * or whose client went away). The `traceparent`, `tracestate` and
  * `baggage` of `params._meta` make the span's parent (through the global
  * propagator, or parsed here when none is registered); an HTTP `traceparent`
- * header, and the ambient span, are linked. Every call is recorded in
+ * header, and the ambient span, are linked. Over HTTP with the request's
+ * server span active (Deno's own with `OTEL_DENO=true`) and no trace context
+ * in `_meta`, that span is the call's: it is renamed and given the
+ * attributes and outcome, and no second span is made (`httpSpan: "child"`
+ * makes one). Every call is recorded in
  * `mcp.server.operation.duration`, every initialized legacy session's life
  * in `mcp.server.session.duration` (seconds, {@link DURATION_BUCKETS}).
  * Spans and metrics go to the global OpenTelemetry providers: Deno's own with
  * `OTEL_DENO=true`, or the SDK a Node program registers before serving.
  *
- * @param options The opt-in recordings.
+ * @param options The opt-in recordings, and where the span goes over HTTP.
  * @returns The middleware.
  *
  * @example
  * ```ts
  * import { defineServer } from "@anubis/core";
- * import { connect } from "@anubis/core/testing";
- * import { telemetry } from "@anubis/core/telemetry";
- * import { createDefaultRegistry } from "@anubis/dialects";
+ * import { connect } from "@anubis/testing";
+ * import { telemetry } from "@anubis/telemetry";
  * import assert from "node:assert/strict";
  * const server = defineServer({
  *   name: "weather",
@@ -287,7 +327,7 @@ const json = (value: unknown): string | undefined => {
  *   tools: [{ name: "forecast", handler: () => "Sunny" }],
  * });
  * // With no OpenTelemetry SDK registered, the spans and metrics are no-ops.
- * const client = await connect(server, { registry: createDefaultRegistry() });
+ * const client = await connect(server);
  * const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
  * const result = await client.request("tools/call", { name: "forecast", _meta: { traceparent } });
  * assert.deepEqual(result.content, [{ type: "text", text: "Sunny" }]);
@@ -310,7 +350,11 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
   });
 
   const activeSpan = options.activeSpan === true;
+  const annotate = options.httpSpan !== "child";
+  const operationMetric = options.operationMetric !== false;
   const kinds = new Map<string, Kind>();
+  /** HTTP server spans a call was put on already: a batch's later calls get spans of their own. */
+  const annotated = new WeakSet<Span>();
 
   const middleware: Middleware = async (call, next) => {
     const started = performance.now();
@@ -332,32 +376,56 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       if (kinds.size < MAX_KINDS) kinds.set(key, kind);
     }
     let attributes = kind.attributes; // the metric's
-    const spanAttributes: Attributes = { ...attributes };
-    if (id !== undefined && id !== null) spanAttributes["jsonrpc.request.id"] = String(id);
-    let spanName = kind.name;
-    if (URI_METHODS.has(method) && typeof params.uri === "string") {
-      spanAttributes["mcp.resource.uri"] = params.uri;
-      if (options.uriInSpanName) spanName = `${method} ${params.uri}`;
-    }
-    const sessionId = context?.sessionId;
-    if (sessionId) spanAttributes["mcp.session.id"] = sessionId;
-    if (options.recordToolArguments && method === "tools/call") {
-      const args = json(params.arguments ?? {});
-      if (args !== undefined) spanAttributes["gen_ai.tool.call.arguments"] = args;
-    }
     const meta = params._meta as Readonly<Record<string, unknown>> | undefined;
-    const { parent, fromMeta } = parentOf(meta);
-    const span = tracer.startSpan(
-      spanName,
-      { kind: SpanKind.SERVER, attributes: spanAttributes, links: linksOf(call, parent, fromMeta) },
-      parent,
-    );
+    const metaContext = meta !== undefined &&
+      (meta.traceparent !== undefined || meta.baggage !== undefined);
+    const uri = URI_METHODS.has(method) && typeof params.uri === "string" ? params.uri : undefined;
+    const spanName = uri !== undefined && options.uriInSpanName ? `${method} ${uri}` : kind.name;
+    // Over HTTP with the request's server span active, that span is the call's.
+    const http = annotate && !metaContext && transport === "http"
+      ? trace.getActiveSpan()
+      : undefined;
+    let span: Span;
+    let owned: boolean;
+    let parent: Context | undefined;
+    if (http !== undefined && !annotated.has(http)) {
+      annotated.add(http);
+      span = http;
+      owned = false;
+      if (span.isRecording()) {
+        span.updateName(spanName);
+        span.setAttributes(kind.attributes);
+        addCallAttributes(span, call, uri, options.recordToolArguments === true);
+      }
+    } else {
+      const spanAttributes: Attributes = { ...kind.attributes };
+      if (id !== undefined && id !== null) spanAttributes["jsonrpc.request.id"] = String(id);
+      if (uri !== undefined) spanAttributes["mcp.resource.uri"] = uri;
+      const sessionId = context?.sessionId;
+      if (sessionId) spanAttributes["mcp.session.id"] = sessionId;
+      if (options.recordToolArguments && method === "tools/call") {
+        const args = json(params.arguments ?? {});
+        if (args !== undefined) spanAttributes["gen_ai.tool.call.arguments"] = args;
+      }
+      const found = parentOf(meta);
+      parent = found.parent;
+      span = tracer.startSpan(
+        spanName,
+        {
+          kind: SpanKind.SERVER,
+          attributes: spanAttributes,
+          links: linksOf(call, parent, found.fromMeta),
+        },
+        parent,
+      );
+      owned = true;
+    }
     try {
       // With `activeSpan`, the span is the handler's ambient one (unless it is
-      // the API's no-op, which nothing would read).
-      const result = activeSpan &&
+      // the API's no-op, which nothing would read; or the HTTP span, which is).
+      const result = activeSpan && owned &&
           (span.isRecording() || trace.isSpanContextValid(span.spanContext()))
-        ? await contexts.with(trace.setSpan(parent, span), next)
+        ? await contexts.with(trace.setSpan(parent!, span), next)
         : await next();
       if (method === "initialize" && typeof result?.protocolVersion === "string") {
         attributes = { ...attributes, "mcp.protocol.version": result.protocolVersion };
@@ -367,7 +435,7 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
         if (result.isError === true) {
           // A tool that failed because it was cancelled was cancelled.
           attributes = fail(span, attributes, context?.signal.aborted ? "cancelled" : "tool_error");
-        } else if (options.recordToolResults) {
+        } else if (options.recordToolResults && span.isRecording()) {
           const text = json(result);
           if (text !== undefined) span.setAttribute("gen_ai.tool.call.result", text);
         }
@@ -383,8 +451,8 @@ export function telemetry(options: TelemetryOptions = {}): Middleware {
       }
       throw error;
     } finally {
-      span.end();
-      operations.record((performance.now() - started) / 1000, attributes);
+      if (owned) span.end();
+      if (operationMetric) operations.record((performance.now() - started) / 1000, attributes);
     }
   };
   middleware.sessionEnded = (end: SessionEnd) => {

@@ -5,12 +5,17 @@
  * @module
  */
 
-import { Engine } from "./engine.ts";
-import type { Exchange } from "./exchange.ts";
-import { isNotification, isRequest, type JsonRpcMessage } from "./json_rpc.ts";
-import type { Registry } from "./registry.ts";
-import type { McpServer } from "./server.ts";
-import type { Session } from "./legacy/session.ts";
+import type { McpServer } from "@anubis/core";
+import {
+  Engine,
+  type Exchange,
+  isNotification,
+  isRequest,
+  type JsonRpcMessage,
+  type Registry,
+  type Session,
+} from "@anubis/core/engine";
+import { createDefaultRegistry } from "@anubis/dialects";
 
 /** The newest stateless protocol version, the default. */
 const STATELESS = "2026-07-28";
@@ -21,15 +26,15 @@ const MAX_INPUT_ROUNDS = 16;
  *
  * @example
  * ```ts
- * import type { ConnectOptions } from "@anubis/core/testing";
- * import { Registry } from "@anubis/core/engine";
- * const options: ConnectOptions = { registry: new Registry(), version: "2025-11-25" };
- * if (options.version !== "2025-11-25") throw new Error("unexpected");
+ * import type { ConnectOptions } from "@anubis/testing";
+ * import assert from "node:assert/strict";
+ * const options: ConnectOptions = { version: "2025-11-25" };
+ * assert.equal(options.version, "2025-11-25");
  * ```
  */
 export interface ConnectOptions {
-  /** The dialects, usually `createDefaultRegistry()` from `@anubis/dialects`. */
-  registry: Registry;
+  /** The dialects; `createDefaultRegistry()` from `@anubis/dialects` by default. */
+  registry?: Registry;
   /**
    * The protocol version: a legacy one (`2025-11-25`…) opens a session with
    * `initialize`; `2026-07-28` (the default) sends stateless requests.
@@ -57,9 +62,10 @@ export interface ConnectOptions {
  *
  * @example
  * ```ts
- * import type { TestClient } from "@anubis/core/testing";
+ * import type { TestClient } from "@anubis/testing";
+ * import assert from "node:assert/strict";
  * const names = async (client: TestClient) => (await client.listTools()).tools.map((t) => t.name);
- * if (typeof names !== "function") throw new Error("unexpected");
+ * assert.equal(typeof names, "function");
  * ```
  */
 export interface TestClient {
@@ -115,14 +121,15 @@ class RpcError extends Error {
  * `roots`. Requests go through the engine as a transport's would.
  *
  * @param server The server under test.
- * @param options The registry, the version, and the client's answers.
+ * @param options The version, the client's answers, and the registry (the
+ *   default one of `@anubis/dialects` unless given).
  * @returns The client.
  *
  * @example
  * ```ts
  * import { defineServer } from "@anubis/core";
- * import { connect } from "@anubis/core/testing";
- * import { createDefaultRegistry } from "@anubis/dialects";
+ * import { connect } from "@anubis/testing";
+ * import assert from "node:assert/strict";
  *
  * const server = defineServer({
  *   name: "weather",
@@ -133,17 +140,21 @@ class RpcError extends Error {
  *     handler: ({ city }) => `Sunny in ${city}`,
  *   }],
  * });
- * const client = await connect(server, { registry: createDefaultRegistry() });
+ * const client = await connect(server);
  * const result = await client.callTool("forecast", { city: "Oslo" });
- * if (result.content[0].text !== "Sunny in Oslo") throw new Error("unexpected");
+ * assert.deepEqual(result.content, [{ type: "text", text: "Sunny in Oslo" }]);
  * client.close();
  * ```
  */
-export async function connect(server: McpServer, options: ConnectOptions): Promise<TestClient> {
+export async function connect(
+  server: McpServer,
+  options: ConnectOptions = {},
+): Promise<TestClient> {
   await server.ready;
   const version = options.version ?? STATELESS;
-  const engine = new Engine(server, { registry: options.registry });
-  const stateless = options.registry.get(version)?.era === "stateless";
+  const registry = options.registry ?? createDefaultRegistry();
+  const engine = new Engine(server, { registry });
+  const stateless = registry.get(version)?.era === "stateless";
   const capabilities: Record<string, unknown> = {};
   if (options.elicit) capabilities.elicitation = { form: {} };
   if (options.sample) capabilities.sampling = {};

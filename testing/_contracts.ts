@@ -3,30 +3,21 @@
  * runs. Runtime-neutral: each suite returns cases and the package registers
  * them with its test runner.
  *
- * @example
- * ```ts ignore
- * import { eventStoreContract } from "@anubis/core/testing";
- * import { MemoryEventStore } from "@anubis/event-store-memory";
- * for (const c of eventStoreContract(() => ({ store: new MemoryEventStore() }))) Deno.test(c.name, c.fn);
- * ```
- *
  * @module
  */
 
 import assert from "node:assert/strict";
-
-export { connect, type ConnectOptions, type TestClient } from "./test_client.ts";
-import type { EventStore } from "./event_store.ts";
-import type { SessionRecord, SessionStore } from "./session_store.ts";
-import type { TaskRecord, TaskStore } from "./task_store.ts";
+import type { EventStore, SessionRecord, SessionStore, TaskRecord, TaskStore } from "@anubis/core";
 
 /**
  * One test case.
  *
  * @example
  * ```ts
- * import type { ContractCase } from "@anubis/core/testing";
+ * import type { ContractCase } from "@anubis/testing";
+ * import assert from "node:assert/strict";
  * const c: ContractCase = { name: "noop", fn: () => Promise.resolve() };
+ * assert.equal(await c.fn(), undefined);
  * ```
  */
 export interface ContractCase {
@@ -41,8 +32,10 @@ export interface ContractCase {
  *
  * @example
  * ```ts
- * import type { StoreFixture } from "@anubis/core/testing";
+ * import type { StoreFixture } from "@anubis/testing";
+ * import assert from "node:assert/strict";
  * const fixture: StoreFixture<Map<string, string>> = { store: new Map() };
+ * assert.equal(fixture.store.size, 0);
  * ```
  */
 export interface StoreFixture<S> {
@@ -57,8 +50,10 @@ export interface StoreFixture<S> {
  *
  * @example
  * ```ts
- * import type { StoreFactory } from "@anubis/core/testing";
+ * import type { StoreFactory } from "@anubis/testing";
+ * import assert from "node:assert/strict";
  * const make: StoreFactory<Map<string, string>> = () => ({ store: new Map() });
+ * assert.equal((await make()).store.size, 0);
  * ```
  */
 export type StoreFactory<S> = () => StoreFixture<S> | Promise<StoreFixture<S>>;
@@ -89,7 +84,7 @@ function cases<S>(
  *
  * @example
  * ```ts
- * import { eventStoreContract } from "@anubis/core/testing";
+ * import { eventStoreContract } from "@anubis/testing";
  * import assert from "node:assert/strict";
  * const cases = eventStoreContract(() => ({ store: null as never }));
  * assert.equal(cases.length > 5, true);
@@ -192,7 +187,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  *
  * @example
  * ```ts
- * import { sessionStoreContract } from "@anubis/core/testing";
+ * import { sessionStoreContract } from "@anubis/testing";
  * import assert from "node:assert/strict";
  * const cases = sessionStoreContract(() => ({ store: null as never }));
  * assert.equal(cases.length > 3, true);
@@ -261,7 +256,7 @@ function task(id: string, owner = "owner", ttlMs: number | null = 60_000): TaskR
  * @example
  * ```ts
  * import { MemoryTaskStore } from "@anubis/core";
- * import { taskStoreContract } from "@anubis/core/testing";
+ * import { taskStoreContract } from "@anubis/testing";
  * const cases = taskStoreContract(() => ({ store: new MemoryTaskStore() }));
  * for (const c of cases) await c.fn(); // rejects on the first broken rule
  * if (cases.length < 8) throw new Error("too few cases");
