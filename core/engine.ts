@@ -884,53 +884,23 @@ export class Engine {
     const tasked = this.#tasks?.legacy(request, exchange, session, serve);
     if (tasked) return tasked;
     const cancellation = session.track(id);
-    let pending = false;
-    try {
-      const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
-      const outcome = serve(frame);
-      if (isThenable(outcome)) {
-        pending = true;
-        return this.#legacyLater(request, dialect, session, cancellation, outcome);
-      }
-      return this.#legacyReply(request, dialect, cancellation, outcome);
-    } catch (error) {
-      return legacyFailure(request, cancellation, error);
-    } finally {
-      if (!pending) session.untrack(id, cancellation);
-    }
-  }
-
-  /** {@link #legacy}'s answer once a pending result settles. */
-  async #legacyLater(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    session: Session,
-    cancellation: Cancellation,
-    outcome: PromiseLike<Record<string, unknown> | undefined>,
-  ): Promise<Reply | undefined> {
-    try {
-      return this.#legacyReply(request, dialect, cancellation, await outcome);
-    } catch (error) {
-      return legacyFailure(request, cancellation, error);
-    } finally {
-      session.untrack(request.id, cancellation);
-    }
-  }
-
-  #legacyReply(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    cancellation: Cancellation,
-    result: Record<string, unknown> | undefined,
-  ): Reply | undefined {
-    if (cancellation.aborted) return undefined;
-    return {
-      message: resultResponse(
-        request.id,
-        dialect.encodeResult(request.method, result!, encodeContext(this.server)),
-      ),
-      status: 200,
+    const call: Call = {
+      request,
+      dialect,
+      stateless: false,
+      frame: undefined,
+      retry: false,
+      session,
+      cancellation,
     };
+    try {
+      return this.#answer(
+        call,
+        serve(legacyFrame(this.server, session, exchange, method, request, cancellation)),
+      );
+    } catch (error) {
+      return this.#failed(call, error);
+    }
   }
 
   #stateless(
@@ -977,73 +947,96 @@ export class Engine {
       inputs,
       starter?.hooks,
     );
-    const retry = params.inputResponses !== undefined || params.requestState !== undefined;
-    let pending = false;
+    const call: Call = {
+      request,
+      dialect,
+      stateless: true,
+      frame,
+      retry: params.inputResponses !== undefined || params.requestState !== undefined,
+      session,
+      cancellation,
+    };
     try {
-      let outcome: Awaitable<Record<string, unknown> | undefined>;
       if (this.#middleware === undefined && starter === undefined) {
         // The common case, with no closure made per request.
-        outcome = this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
-      } else {
-        const serve = (served: JsonRpcRequest) =>
-          this.#serveStateless(served, dialect, frame, exchange, cancellation, inputs);
-        // A call that may become a task is answered with the task once it is one.
-        const served = starter
-          ? (rewritten: JsonRpcRequest) => starter.settle(() => serve(rewritten))
-          : serve;
-        outcome = this.#middleware
+        return this.#answer(
+          call,
+          this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs),
+        );
+      }
+      const serve = (served: JsonRpcRequest) =>
+        this.#serveStateless(served, dialect, frame, exchange, cancellation, inputs);
+      // A call that may become a task is answered with the task once it is one.
+      const served = starter
+        ? (rewritten: JsonRpcRequest) => starter.settle(() => serve(rewritten))
+        : serve;
+      return this.#answer(
+        call,
+        this.#middleware
           ? this.#through(request, "stateless", exchange, frame, served)
-          : served(request);
-      }
-      if (isThenable(outcome)) {
-        pending = true;
-        return this.#statelessLater(request, dialect, frame, retry, session, cancellation, outcome);
-      }
-      return this.#statelessReply(request, dialect, frame, retry, cancellation, outcome);
+          : served(request),
+      );
     } catch (error) {
-      return statelessFailure(request, cancellation, error);
-    } finally {
-      if (!pending) {
-        cancellation.dispose();
-        session?.untrack(request.id, cancellation);
-      }
+      return this.#failed(call, error);
     }
   }
 
-  /** {@link #stateless}'s answer once a pending result settles. */
-  async #statelessLater(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
-    retry: boolean,
-    session: Session | undefined,
-    cancellation: Cancellation,
+  /**
+   * A request's answer from what serving it gave, in either era: at once when
+   * that is a value, else once it settles. Ends the call either way.
+   */
+  #answer(
+    call: Call,
+    outcome: Awaitable<Record<string, unknown> | undefined>,
+  ): Awaitable<Reply | undefined> {
+    if (isThenable(outcome)) return this.#answerSettled(call, outcome);
+    try {
+      return this.#reply(call, outcome);
+    } catch (error) {
+      return failure(call, error);
+    } finally {
+      end(call);
+    }
+  }
+
+  /** {@link #answer} of a pending outcome. */
+  async #answerSettled(
+    call: Call,
     outcome: PromiseLike<Record<string, unknown> | undefined>,
   ): Promise<Reply | undefined> {
     try {
-      return this.#statelessReply(request, dialect, frame, retry, cancellation, await outcome);
+      return this.#reply(call, await outcome);
     } catch (error) {
-      return statelessFailure(request, cancellation, error);
+      return failure(call, error);
     } finally {
-      cancellation.dispose();
-      session?.untrack(request.id, cancellation);
+      end(call);
     }
   }
 
-  #statelessReply(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
-    retry: boolean,
-    cancellation: Cancellation,
-    result: Record<string, unknown> | undefined,
-  ): Reply | undefined {
-    if (result === undefined) return undefined;
-    if (cancellation.aborted && result.resultType !== "input_required") return undefined;
-    const encoded = dialect.encodeResult(
+  /** {@link #answer} of serving that threw before it gave an outcome. */
+  #failed(call: Call, error: unknown): Reply | undefined {
+    try {
+      return failure(call, error);
+    } finally {
+      end(call);
+    }
+  }
+
+  /** A request's result, encoded for its dialect; no reply once the request was cancelled. */
+  #reply(call: Call, result: Record<string, unknown> | undefined): Reply | undefined {
+    const { request, cancellation } = call;
+    if (call.stateless) {
+      // No result: a listen stream that ended without a graceful close.
+      if (result === undefined) return undefined;
+      // An input round's answer goes out although the round cancelled the request.
+      if (cancellation.aborted && result.resultType !== "input_required") return undefined;
+    } else if (cancellation.aborted) {
+      return undefined;
+    }
+    const encoded = call.dialect.encodeResult(
       request.method,
-      result,
-      encodeContext(this.server, request.method, frame, retry),
+      result!,
+      encodeContext(this.server, request.method, call.frame, call.retry),
     );
     return { message: resultResponse(request.id, encoded), status: 200 };
   }
@@ -1127,22 +1120,33 @@ export class Engine {
 /** What {@link Engine.handle} gives a message without a reply that nothing waits for. */
 const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
 
-/** A legacy request's failure: no reply once cancelled or for `NO_REPLY`. */
-function legacyFailure(
-  request: JsonRpcRequest,
-  cancellation: Cancellation,
-  error: unknown,
-): Reply | undefined {
-  if (cancellation.aborted || error instanceof NoReply) return undefined;
-  return errorReply(request, error);
+/**
+ * One request on its way to its answer, in either era: what the answer needs
+ * once serving it gave a result or failed, whether that was at once or later.
+ */
+interface Call {
+  readonly request: JsonRpcRequest;
+  /** The dialect the result is encoded for. */
+  readonly dialect: Dialect;
+  readonly stateless: boolean;
+  /** The frame the result's cache hint is asked with (stateless era only). */
+  readonly frame: Frame | undefined;
+  /** Whether the request answers an input round (stateless era). */
+  readonly retry: boolean;
+  /** The session tracking the request for `notifications/cancelled`, if any. */
+  readonly session: Session | undefined;
+  readonly cancellation: Cancellation;
 }
 
-/** A stateless request's failure: no reply once cancelled or for `NO_REPLY`. */
-function statelessFailure(
-  request: JsonRpcRequest,
-  cancellation: Cancellation,
-  error: unknown,
-): Reply | undefined {
-  if (cancellation.aborted || error instanceof NoReply) return undefined;
-  return errorReply(request, error, "stateless");
+/** A request's failure: no reply once cancelled or for `NO_REPLY`. */
+function failure(call: Call, error: unknown): Reply | undefined {
+  if (call.cancellation.aborted || error instanceof NoReply) return undefined;
+  return errorReply(call.request, error, call.stateless ? "stateless" : "legacy");
+}
+
+/** Ends a call: its session stops tracking it, and its cancellation lets go of the transport. */
+function end(call: Call): void {
+  const { cancellation } = call;
+  if (call.stateless) cancellation.dispose();
+  call.session?.untrack(call.request.id, cancellation);
 }
