@@ -10,13 +10,13 @@
 import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
-import { admit, dispatch, NoReply } from "./dispatch.ts";
+import { admit, dispatch, NoReply, type Routing } from "./dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { emitter, type Exchange, type Reply } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
 import { initialize, NEVER, restore } from "./legacy/handshake.ts";
-import { firstRound, takeAnswers, withInputs } from "./stateless/input_rounds.ts";
+import { firstRound, type InputRound, takeAnswers, withInputs } from "./stateless/input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -762,7 +762,14 @@ export class Engine {
   ): Promise<void> {
     const { session } = exchange;
     const frame = session?.dialect
-      ? legacyFrame(this.server, session, exchange, message.method, undefined, NEVER)
+      ? legacyFrame({
+        server: this.server,
+        session,
+        exchange,
+        method: message.method,
+        request: undefined,
+        cancellation: NEVER,
+      })
       : undefined;
     const call = {
       method: message.method,
@@ -844,7 +851,14 @@ export class Engine {
     try {
       await handler(
         message,
-        legacyFrame(this.server, exchange.session!, exchange, message.method, undefined, NEVER),
+        legacyFrame({
+          server: this.server,
+          session: exchange.session!,
+          exchange,
+          method: message.method,
+          request: undefined,
+          cancellation: NEVER,
+        }),
       );
     } catch (error) {
       logger.error("notification.failed", `handleNotification(${message.method}) failed`, {
@@ -871,36 +885,55 @@ export class Engine {
       );
     }
     const dialect = session.dialect;
-    const serve = (frame: Frame) =>
-      this.#middleware
-        ? this.#through(
-          request,
-          "legacy",
-          exchange,
-          frame,
-          (served) => dispatch(this, served, dialect, frame, session),
-        )
-        : dispatch(this, request, dialect, frame, session);
-    const tasked = this.#tasks?.legacy(request, exchange, session, serve);
-    if (tasked) return tasked;
+    if (this.#tasks) {
+      const tasked = this.#tasks.legacy(
+        request,
+        exchange,
+        session,
+        (frame) =>
+          this.#legacyServe(request, exchange, {
+            dialect,
+            frame,
+            session,
+            checkedMeta: undefined,
+          }),
+      );
+      if (tasked) return tasked;
+    }
     const cancellation = session.track(id);
     const call: Call = {
       request,
       dialect,
-      stateless: false,
-      frame: undefined,
-      retry: false,
+      frame: legacyFrame({ server: this.server, session, exchange, method, request, cancellation }),
       session,
+      checkedMeta: undefined,
+      stateless: false,
+      retry: false,
+      inputs: undefined,
+      tracking: session,
       cancellation,
     };
     try {
-      return this.#answer(
-        call,
-        serve(legacyFrame(this.server, session, exchange, method, request, cancellation)),
-      );
+      return this.#answer(call, this.#legacyServe(request, exchange, call));
     } catch (error) {
       return this.#failed(call, error);
     }
+  }
+
+  /** Serves an initialized legacy request (through the middleware, when there is one). */
+  #legacyServe(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    routing: Routing,
+  ): Awaitable<Record<string, unknown> | undefined> {
+    if (!this.#middleware) return dispatch(this, request, routing);
+    return this.#through(
+      request,
+      "legacy",
+      exchange,
+      routing.frame,
+      (served) => dispatch(this, served, routing),
+    );
   }
 
   #stateless(
@@ -938,34 +971,33 @@ export class Engine {
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
     session?.track(request.id, cancellation);
     const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector() : undefined;
-    const frame = statelessFrame(
-      this.server,
+    const frame = statelessFrame({
+      server: this.server,
       dialect,
       request,
       exchange,
       cancellation,
       inputs,
-      starter?.hooks,
-    );
+      task: starter?.hooks,
+    });
     const call: Call = {
       request,
       dialect,
-      stateless: true,
       frame,
+      session: undefined,
+      checkedMeta: dialect.requestMetaSchema,
+      stateless: true,
       retry: params.inputResponses !== undefined || params.requestState !== undefined,
-      session,
+      inputs,
+      tracking: session,
       cancellation,
     };
     try {
       if (this.#middleware === undefined && starter === undefined) {
         // The common case, with no closure made per request.
-        return this.#answer(
-          call,
-          this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs),
-        );
+        return this.#answer(call, this.#serveStateless(call, request, exchange));
       }
-      const serve = (served: JsonRpcRequest) =>
-        this.#serveStateless(served, dialect, frame, exchange, cancellation, inputs);
+      const serve = (served: JsonRpcRequest) => this.#serveStateless(call, served, exchange);
       // A call that may become a task is answered with the task once it is one.
       const served = starter
         ? (rewritten: JsonRpcRequest) => starter.settle(() => serve(rewritten))
@@ -1036,35 +1068,34 @@ export class Engine {
     const encoded = call.dialect.encodeResult(
       request.method,
       result!,
-      encodeContext(this.server, request.method, call.frame, call.retry),
+      call.stateless
+        ? encodeContext(this.server, request.method, call.frame, call.retry)
+        : encodeContext(this.server),
     );
     return { message: resultResponse(request.id, encoded), status: 200 };
   }
 
   /**
-   * Serves an admitted stateless request: at once when nothing waits
-   * (`undefined`: a listen stream that ended without a graceful close).
+   * Serves an admitted stateless request (`request`: the call's own, or a
+   * middleware's rewrite of it): at once when nothing waits (`undefined`: a
+   * listen stream that ended without a graceful close).
    */
   #serveStateless(
+    call: Call,
     request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
     exchange: Exchange,
-    cancellation: Cancellation,
-    inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
     const definition = this.server.definition;
+    const { frame, inputs } = call;
     if (inputs && !definition.init && typeof request.params!.requestState !== "string") {
       // The first round without an init hook: the work starts here, with no closure of its own.
       takeAnswers(request, inputs);
-      const work = dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      const work = dispatch(this, request, call);
       if (!isThenable(work)) return work;
-      const principal = principalOf(frame.context.authInfo);
-      return firstRound(this.server, request, work, inputs, cancellation, principal);
+      return firstRound(this.#inputRound(call, request), work);
     }
     if (inputs) {
-      const work = () =>
-        dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      const work = () => dispatch(this, request, call);
       // Without an init hook the work starts at once, with no wrapper of its own.
       const run = definition.init
         ? async () => {
@@ -1072,32 +1103,35 @@ export class Engine {
           return await work();
         }
         : work;
-      const principal = principalOf(frame.context.authInfo);
-      return withInputs(this.server, request, run, inputs, cancellation, principal);
+      return withInputs(this.#inputRound(call, request), run);
     }
-    if (request.method === "subscriptions/listen") {
-      const clientInfo = frame.context.clientInfo as Implementation;
-      return this.#listen(request, dialect, frame, emitter(exchange), cancellation, clientInfo);
-    }
-    if (!definition.init) {
-      return dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
-    }
+    if (request.method === "subscriptions/listen") return this.#listen(call, request, exchange);
+    if (!definition.init) return dispatch(this, request, call);
     return (async () => {
       await definition.init!(frame.context.clientInfo as Implementation, frame);
-      return await dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      return await dispatch(this, request, call);
     })();
+  }
+
+  /** The input rounds' view of a stateless call. */
+  #inputRound(call: Call, request: JsonRpcRequest): InputRound {
+    return {
+      server: this.server,
+      request,
+      inputs: call.inputs!,
+      cancellation: call.cancellation,
+      principal: principalOf(call.frame.context.authInfo),
+    };
   }
 
   /** Serves `subscriptions/listen` until its stream ends. */
   async #listen(
+    call: Call,
     request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
-    emit: (message: JsonRpcMessage) => Promise<void>,
-    cancellation: Cancellation,
-    clientInfo: Implementation,
+    exchange: Exchange,
   ): Promise<Record<string, unknown> | undefined> {
-    await this.server.definition.init?.(clientInfo, frame);
+    const { dialect, frame } = call;
+    await this.server.definition.init?.(frame.context.clientInfo as Implementation, frame);
     // Served here, not by the routing, but admitted the same way.
     const { notifications } = admit(this, request, dialect, dialect.requestMetaSchema);
     const filter = notifications as SubscriptionFilter;
@@ -1105,14 +1139,14 @@ export class Engine {
     const taskIds = filter.taskIds?.length && this.#taskExtension
       ? await this.#taskExtension.listenable(request, frame.context.authInfo, filter.taskIds)
       : undefined;
-    const graceful = await this.#hub.listen(
-      request.id,
+    const graceful = await this.#hub.listen({
+      id: request.id,
       filter,
-      emit,
-      cancellation.signal,
-      this.#closing.signal,
+      emit: emitter(exchange),
+      signal: call.cancellation.signal,
+      closing: this.#closing.signal,
       taskIds,
-    );
+    });
     return graceful ? { _meta: { [MetaKey.subscriptionId]: request.id } } : undefined;
   }
 }
@@ -1124,17 +1158,15 @@ const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
  * One request on its way to its answer, in either era: what the answer needs
  * once serving it gave a result or failed, whether that was at once or later.
  */
-interface Call {
+interface Call extends Routing {
   readonly request: JsonRpcRequest;
-  /** The dialect the result is encoded for. */
-  readonly dialect: Dialect;
   readonly stateless: boolean;
-  /** The frame the result's cache hint is asked with (stateless era only). */
-  readonly frame: Frame | undefined;
   /** Whether the request answers an input round (stateless era). */
   readonly retry: boolean;
+  /** Where the handler's input requests gather (stateless era, methods that may ask). */
+  readonly inputs: InputCollector | undefined;
   /** The session tracking the request for `notifications/cancelled`, if any. */
-  readonly session: Session | undefined;
+  readonly tracking: Session | undefined;
   readonly cancellation: Cancellation;
 }
 
@@ -1148,5 +1180,5 @@ function failure(call: Call, error: unknown): Reply | undefined {
 function end(call: Call): void {
   const { cancellation } = call;
   if (call.stateless) cancellation.dispose();
-  call.session?.untrack(call.request.id, cancellation);
+  call.tracking?.untrack(call.request.id, cancellation);
 }

@@ -202,15 +202,15 @@ export class TaskRuntime {
       id: record.id,
       ask: (send) => this.#ask(record.id, send, notify),
     };
-    const frame = legacyFrame(
-      this.#target.server,
+    const frame = legacyFrame({
+      server: this.#target.server,
       session,
-      background,
-      "tools/call",
+      exchange: background,
+      method: "tools/call",
       request,
       cancellation,
-      frameTask,
-    );
+      task: frameTask,
+    });
     const name = params.name as string;
     const tool = (await visibleTools(this.#target.server, frame)).get(name);
     if (!tool) throw unknownTool(this.#target.server, frame, name);

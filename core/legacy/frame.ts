@@ -30,33 +30,44 @@ export interface FrameTask {
   ask<T>(send: () => Promise<T>): Promise<T>;
 }
 
+/** What {@link legacyFrame} makes a frame from. */
+export interface LegacyFrameOptions {
+  /** The server. */
+  readonly server: McpServer;
+  /** The session (initialized, or being initialized). */
+  readonly session: Session;
+  /** The request's surroundings. */
+  readonly exchange: Exchange;
+  /** The method served. */
+  readonly method: string;
+  /** The request, or `undefined` for a notification or a session restore. */
+  readonly request: JsonRpcRequest | undefined;
+  /** The request's cancellation (`NEVER` when it cannot be cancelled). */
+  readonly cancellation: Cancellation;
+  /** The task the request runs as, if any. */
+  readonly task?: FrameTask;
+}
+
 /** The frame of one legacy request (or notification) of a session. */
-export function legacyFrame(
-  server: McpServer,
-  session: Session,
-  exchange: Exchange,
-  method: string,
-  request: JsonRpcRequest | undefined,
-  cancellation: Cancellation,
-  task?: FrameTask,
-): Frame {
+export function legacyFrame(options: LegacyFrameOptions): Frame {
+  const { server, session, exchange, request, task } = options;
   adoptAssigns(session, exchange);
   const dialect = session.dialect!;
   const emit = task ? relatedTo(task.id, emitter(exchange, session)) : emitter(exchange, session);
   const timeout = server.definition.clientRequestTimeoutMs ?? 60_000;
-  const context = new EngineFrameContext(
-    "legacy",
-    dialect.version,
-    session.id,
-    session.clientInfo,
-    session.clientCapabilities,
-    session.initialized,
-    method,
-    request?.id,
-    (request?.params?._meta ?? EMPTY) as Record<string, unknown>,
+  const context = new EngineFrameContext({
+    era: "legacy",
+    protocolVersion: dialect.version,
+    sessionId: session.id,
+    clientInfo: session.clientInfo,
+    clientCapabilities: session.clientCapabilities,
+    initialized: session.initialized,
+    method: options.method,
+    requestId: request?.id,
+    meta: (request?.params?._meta ?? EMPTY) as Record<string, unknown>,
     exchange,
-    cancellation,
-  );
+    cancellation: options.cancellation,
+  });
   return new Frame({
     context,
     dialect,

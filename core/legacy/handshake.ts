@@ -127,7 +127,14 @@ export async function initialize(
   try {
     let text = definition.instructions;
     if (definition.init || typeof text === "function") {
-      const frame = legacyFrame(server, session, exchange, "initialize", request, NEVER);
+      const frame = legacyFrame({
+        server,
+        session,
+        exchange,
+        method: "initialize",
+        request,
+        cancellation: NEVER,
+      });
       await definition.init?.(session.clientInfo as Implementation, frame);
       if (typeof text === "function") text = await instructions(server, frame);
     } else {
@@ -168,7 +175,14 @@ export async function restore(
   exchange: Exchange,
 ): Promise<void> {
   session.restore(dialect, record);
-  const frame = legacyFrame(server, session, exchange, "session/restore", undefined, NEVER);
+  const frame = legacyFrame({
+    server,
+    session,
+    exchange,
+    method: "session/restore",
+    request: undefined,
+    cancellation: NEVER,
+  });
   const expired = server.definition.handleSessionExpired;
   if (expired) {
     const accepted = await expired(record.id, frame);

@@ -21,31 +21,42 @@ import type { ClientCapabilities, Implementation } from "../types.ts";
  */
 export type TaskHooks = Pick<FrameScope, "request" | "startTask">;
 
+/** What {@link statelessFrame} makes a frame from. */
+export interface StatelessFrameOptions {
+  /** The server. */
+  readonly server: McpServer;
+  /** The request's dialect. */
+  readonly dialect: Dialect;
+  /** The request, its `_meta` validated. */
+  readonly request: JsonRpcRequest;
+  /** The request's surroundings. */
+  readonly exchange: Exchange;
+  /** The request's cancellation. */
+  readonly cancellation: Cancellation;
+  /** Where the handler's input requests gather, for a method that may ask. */
+  readonly inputs: InputCollector | undefined;
+  /** A task's way of asking and of becoming one, if any. */
+  readonly task?: TaskHooks;
+}
+
 /** The frame of one stateless request, whose `_meta` the engine validated. */
-export function statelessFrame(
-  server: McpServer,
-  dialect: Dialect,
-  request: JsonRpcRequest,
-  exchange: Exchange,
-  cancellation: Cancellation,
-  inputs: InputCollector | undefined,
-  task?: TaskHooks,
-): Frame {
+export function statelessFrame(options: StatelessFrameOptions): Frame {
+  const { request } = options;
   const meta = request.params!._meta as Record<string, unknown>;
-  const context = new EngineFrameContext(
-    "stateless",
-    dialect.version,
-    undefined,
-    (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
-    meta[MetaKey.clientCapabilities] as ClientCapabilities,
-    true,
-    request.method,
-    request.id,
+  const context = new EngineFrameContext({
+    era: "stateless",
+    protocolVersion: options.dialect.version,
+    sessionId: undefined,
+    clientInfo: (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
+    clientCapabilities: meta[MetaKey.clientCapabilities] as ClientCapabilities,
+    initialized: true,
+    method: request.method,
+    requestId: request.id,
     meta,
-    exchange,
-    cancellation,
-  );
-  return new Frame(new StatelessScope(context, dialect, server, exchange, inputs, task));
+    exchange: options.exchange,
+    cancellation: options.cancellation,
+  });
+  return new Frame(new StatelessScope(context, options));
 }
 
 const SENT: Promise<void> = Promise.resolve();
@@ -68,21 +79,15 @@ class StatelessScope implements FrameScope {
   readonly #exchange: Exchange;
   #assigns: Record<string, unknown> | undefined;
 
-  constructor(
-    context: EngineFrameContext,
-    dialect: Dialect,
-    server: McpServer,
-    exchange: Exchange,
-    inputs: InputCollector | undefined,
-    task: TaskHooks | undefined,
-  ) {
+  constructor(context: EngineFrameContext, options: StatelessFrameOptions) {
+    const { task } = options;
     this.context = context;
-    this.dialect = dialect;
-    this.inputs = inputs;
+    this.dialect = options.dialect;
+    this.inputs = options.inputs;
     this.request = task?.request;
     this.startTask = task?.startTask;
-    this.#server = server;
-    this.#exchange = exchange;
+    this.#server = options.server;
+    this.#exchange = options.exchange;
   }
 
   get notify(): Notifier {

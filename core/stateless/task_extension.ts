@@ -324,11 +324,11 @@ export class TaskStarter {
     const id = record.id;
     const cancellation = new Cancellation();
     const inputs = extension.inputsOf(id, this.#dialect);
-    const frame = statelessFrame(
-      runtime.target.server,
-      this.#dialect,
-      this.#request,
-      {
+    const frame = statelessFrame({
+      server: runtime.target.server,
+      dialect: this.#dialect,
+      request: this.#request,
+      exchange: {
         transport: exchange.transport,
         headers: exchange.headers,
         assigns: exchange.assigns,
@@ -336,9 +336,9 @@ export class TaskStarter {
         // No emit: progress and logs have no stream in a task.
       },
       cancellation,
-      undefined,
-      { request: (method, params, signal) => inputs.ask(method, params, signal) },
-    );
+      inputs: undefined,
+      task: { request: (method, params, signal) => inputs.ask(method, params, signal) },
+    });
     runtime.run(
       record,
       cancellation,
