@@ -25,7 +25,7 @@ import {
   type JsonRpcResponse,
   resultResponse,
 } from "./json_rpc.ts";
-import { legacyFrame } from "./legacy/frame.ts";
+import { legacyFrame, type LegacyFrameOptions } from "./legacy/frame.ts";
 import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import {
@@ -42,7 +42,7 @@ import type { Awaitable, McpServer, ServerDefinition } from "./server.ts";
 import { Session, type SessionOptions } from "./legacy/session.ts";
 import { servedVersions } from "./served_versions.ts";
 import { sessionRecord } from "./legacy/session_persistence.ts";
-import { statelessFrame } from "./stateless/frame.ts";
+import { statelessFrame, type StatelessFrameOptions } from "./stateless/frame.ts";
 import type { SessionRecord } from "./session_store.ts";
 import { type SubscriptionFilter, SubscriptionHub } from "./subscriptions.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
@@ -762,8 +762,7 @@ export class Engine {
   ): Promise<void> {
     const { session } = exchange;
     const frame = session?.dialect
-      ? legacyFrame({
-        server: this.server,
+      ? legacyFrame(this.server, {
         session,
         exchange,
         method: message.method,
@@ -851,8 +850,7 @@ export class Engine {
     try {
       await handler(
         message,
-        legacyFrame({
-          server: this.server,
+        legacyFrame(this.server, {
           session: exchange.session!,
           exchange,
           method: message.method,
@@ -901,18 +899,21 @@ export class Engine {
       if (tasked) return tasked;
     }
     const cancellation = session.track(id);
-    const call: Call = {
+    const call: Call & LegacyFrameOptions = {
       request,
       dialect,
-      frame: legacyFrame({ server: this.server, session, exchange, method, request, cancellation }),
+      frame: undefined!, // made below, from this record
       session,
       checkedMeta: undefined,
       stateless: false,
       retry: false,
       inputs: undefined,
+      hooks: undefined,
       tracking: session,
+      exchange,
       cancellation,
     };
+    call.frame = legacyFrame(this.server, call);
     try {
       return this.#answer(call, this.#legacyServe(request, exchange, call));
     } catch (error) {
@@ -971,33 +972,27 @@ export class Engine {
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
     session?.track(request.id, cancellation);
     const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector() : undefined;
-    const frame = statelessFrame({
-      server: this.server,
-      dialect,
-      request,
-      exchange,
-      cancellation,
-      inputs,
-      task: starter?.hooks,
-    });
     const call: Call = {
       request,
       dialect,
-      frame,
+      frame: undefined!, // made below, from this record
       session: undefined,
       checkedMeta: dialect.requestMetaSchema,
       stateless: true,
       retry: params.inputResponses !== undefined || params.requestState !== undefined,
       inputs,
+      hooks: starter?.hooks,
       tracking: session,
+      exchange,
       cancellation,
     };
+    const frame = call.frame = statelessFrame(this.server, call);
     try {
       if (this.#middleware === undefined && starter === undefined) {
         // The common case, with no closure made per request.
-        return this.#answer(call, this.#serveStateless(call, request, exchange));
+        return this.#answer(call, this.#serveStateless(call, request));
       }
-      const serve = (served: JsonRpcRequest) => this.#serveStateless(call, served, exchange);
+      const serve = (served: JsonRpcRequest) => this.#serveStateless(call, served);
       // A call that may become a task is answered with the task once it is one.
       const served = starter
         ? (rewritten: JsonRpcRequest) => starter.settle(() => serve(rewritten))
@@ -1083,7 +1078,6 @@ export class Engine {
   #serveStateless(
     call: Call,
     request: JsonRpcRequest,
-    exchange: Exchange,
   ): Awaitable<Record<string, unknown> | undefined> {
     const definition = this.server.definition;
     const { frame, inputs } = call;
@@ -1105,7 +1099,7 @@ export class Engine {
         : work;
       return withInputs(this.#inputRound(call, request), run);
     }
-    if (request.method === "subscriptions/listen") return this.#listen(call, request, exchange);
+    if (request.method === "subscriptions/listen") return this.#listen(call, request);
     if (!definition.init) return dispatch(this, request, call);
     return (async () => {
       await definition.init!(frame.context.clientInfo as Implementation, frame);
@@ -1128,7 +1122,6 @@ export class Engine {
   async #listen(
     call: Call,
     request: JsonRpcRequest,
-    exchange: Exchange,
   ): Promise<Record<string, unknown> | undefined> {
     const { dialect, frame } = call;
     await this.server.definition.init?.(frame.context.clientInfo as Implementation, frame);
@@ -1142,7 +1135,7 @@ export class Engine {
     const graceful = await this.#hub.listen({
       id: request.id,
       filter,
-      emit: emitter(exchange),
+      emit: emitter(call.exchange),
       signal: call.cancellation.signal,
       closing: this.#closing.signal,
       taskIds,
@@ -1158,16 +1151,15 @@ const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
  * One request on its way to its answer, in either era: what the answer needs
  * once serving it gave a result or failed, whether that was at once or later.
  */
-interface Call extends Routing {
+interface Call extends Routing, StatelessFrameOptions {
+  /** Made from this record once the rest of it is known. */
+  frame: Frame;
   readonly request: JsonRpcRequest;
   readonly stateless: boolean;
   /** Whether the request answers an input round (stateless era). */
   readonly retry: boolean;
-  /** Where the handler's input requests gather (stateless era, methods that may ask). */
-  readonly inputs: InputCollector | undefined;
   /** The session tracking the request for `notifications/cancelled`, if any. */
   readonly tracking: Session | undefined;
-  readonly cancellation: Cancellation;
 }
 
 /** A request's failure: no reply once cancelled or for `NO_REPLY`. */

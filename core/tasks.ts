@@ -202,11 +202,9 @@ export class TaskRuntime {
       id: record.id,
       ask: (send) => this.#ask(record.id, send, notify),
     };
-    const frame = legacyFrame({
-      server: this.#target.server,
+    const frame = legacyFrame(this.#target.server, {
       session,
       exchange: background,
-      method: "tools/call",
       request,
       cancellation,
       task: frameTask,

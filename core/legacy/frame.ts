@@ -30,16 +30,17 @@ export interface FrameTask {
   ask<T>(send: () => Promise<T>): Promise<T>;
 }
 
-/** What {@link legacyFrame} makes a frame from. */
+/**
+ * What {@link legacyFrame} makes a frame from, besides the server (the
+ * engine's record of the call is one, so none is made per request).
+ */
 export interface LegacyFrameOptions {
-  /** The server. */
-  readonly server: McpServer;
   /** The session (initialized, or being initialized). */
   readonly session: Session;
   /** The request's surroundings. */
   readonly exchange: Exchange;
-  /** The method served. */
-  readonly method: string;
+  /** The method served, when it is not the request's (a notification's, `session/restore`). */
+  readonly method?: string;
   /** The request, or `undefined` for a notification or a session restore. */
   readonly request: JsonRpcRequest | undefined;
   /** The request's cancellation (`NEVER` when it cannot be cancelled). */
@@ -49,8 +50,8 @@ export interface LegacyFrameOptions {
 }
 
 /** The frame of one legacy request (or notification) of a session. */
-export function legacyFrame(options: LegacyFrameOptions): Frame {
-  const { server, session, exchange, request, task } = options;
+export function legacyFrame(server: McpServer, options: LegacyFrameOptions): Frame {
+  const { session, exchange, request, task } = options;
   adoptAssigns(session, exchange);
   const dialect = session.dialect!;
   const emit = task ? relatedTo(task.id, emitter(exchange, session)) : emitter(exchange, session);
@@ -62,7 +63,7 @@ export function legacyFrame(options: LegacyFrameOptions): Frame {
     clientInfo: session.clientInfo,
     clientCapabilities: session.clientCapabilities,
     initialized: session.initialized,
-    method: options.method,
+    method: options.method ?? request!.method,
     requestId: request?.id,
     meta: (request?.params?._meta ?? EMPTY) as Record<string, unknown>,
     exchange,

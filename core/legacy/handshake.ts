@@ -127,11 +127,9 @@ export async function initialize(
   try {
     let text = definition.instructions;
     if (definition.init || typeof text === "function") {
-      const frame = legacyFrame({
-        server,
+      const frame = legacyFrame(server, {
         session,
         exchange,
-        method: "initialize",
         request,
         cancellation: NEVER,
       });
@@ -175,8 +173,7 @@ export async function restore(
   exchange: Exchange,
 ): Promise<void> {
   session.restore(dialect, record);
-  const frame = legacyFrame({
-    server,
+  const frame = legacyFrame(server, {
     session,
     exchange,
     method: "session/restore",

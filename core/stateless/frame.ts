@@ -21,10 +21,11 @@ import type { ClientCapabilities, Implementation } from "../types.ts";
  */
 export type TaskHooks = Pick<FrameScope, "request" | "startTask">;
 
-/** What {@link statelessFrame} makes a frame from. */
+/**
+ * What {@link statelessFrame} makes a frame from, besides the server (the
+ * engine's record of the call is one, so none is made per request).
+ */
 export interface StatelessFrameOptions {
-  /** The server. */
-  readonly server: McpServer;
   /** The request's dialect. */
   readonly dialect: Dialect;
   /** The request, its `_meta` validated. */
@@ -36,11 +37,11 @@ export interface StatelessFrameOptions {
   /** Where the handler's input requests gather, for a method that may ask. */
   readonly inputs: InputCollector | undefined;
   /** A task's way of asking and of becoming one, if any. */
-  readonly task?: TaskHooks;
+  readonly hooks: TaskHooks | undefined;
 }
 
 /** The frame of one stateless request, whose `_meta` the engine validated. */
-export function statelessFrame(options: StatelessFrameOptions): Frame {
+export function statelessFrame(server: McpServer, options: StatelessFrameOptions): Frame {
   const { request } = options;
   const meta = request.params!._meta as Record<string, unknown>;
   const context = new EngineFrameContext({
@@ -56,7 +57,7 @@ export function statelessFrame(options: StatelessFrameOptions): Frame {
     exchange: options.exchange,
     cancellation: options.cancellation,
   });
-  return new Frame(new StatelessScope(context, options));
+  return new Frame(new StatelessScope(context, server, options));
 }
 
 const SENT: Promise<void> = Promise.resolve();
@@ -79,14 +80,14 @@ class StatelessScope implements FrameScope {
   readonly #exchange: Exchange;
   #assigns: Record<string, unknown> | undefined;
 
-  constructor(context: EngineFrameContext, options: StatelessFrameOptions) {
-    const { task } = options;
+  constructor(context: EngineFrameContext, server: McpServer, options: StatelessFrameOptions) {
+    const task = options.hooks;
     this.context = context;
     this.dialect = options.dialect;
     this.inputs = options.inputs;
     this.request = task?.request;
     this.startTask = task?.startTask;
-    this.#server = options.server;
+    this.#server = server;
     this.#exchange = options.exchange;
   }
 

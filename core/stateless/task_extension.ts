@@ -324,8 +324,7 @@ export class TaskStarter {
     const id = record.id;
     const cancellation = new Cancellation();
     const inputs = extension.inputsOf(id, this.#dialect);
-    const frame = statelessFrame({
-      server: runtime.target.server,
+    const frame = statelessFrame(runtime.target.server, {
       dialect: this.#dialect,
       request: this.#request,
       exchange: {
@@ -337,7 +336,7 @@ export class TaskStarter {
       },
       cancellation,
       inputs: undefined,
-      task: { request: (method, params, signal) => inputs.ask(method, params, signal) },
+      hooks: { request: (method, params, signal) => inputs.ask(method, params, signal) },
     });
     runtime.run(
       record,
