@@ -87,57 +87,35 @@ export interface FrameContext {
 /** Shared by every request that has no headers or assigns; read-only on the frame. */
 export const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 
-/** What an {@link EngineFrameContext} is made from: the request's facts, and where it came from. */
-export interface EngineFrameFacts {
-  readonly era: Era;
-  readonly protocolVersion: string;
-  readonly sessionId: string | undefined;
-  readonly clientInfo: Partial<Implementation>;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly initialized: boolean;
-  readonly method: string | undefined;
-  readonly requestId: RequestId | undefined;
-  readonly meta: Readonly<Record<string, unknown>>;
-  /** The transport's facts (kind, headers, assigns, auth info). */
-  readonly exchange: Exchange;
-  /** The request's cancellation, whose signal becomes the context's. */
-  readonly cancellation: Cancellation;
-}
-
-/** A {@link FrameContext} whose `signal` comes from a {@link Cancellation} on first read. */
-export class EngineFrameContext implements FrameContext {
-  readonly era: Era;
-  readonly protocolVersion: string;
-  readonly sessionId?: string;
-  readonly clientInfo: Partial<Implementation>;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly initialized: boolean;
-  readonly method?: string;
-  readonly requestId?: RequestId;
-  readonly meta: Readonly<Record<string, unknown>>;
+/**
+ * A {@link FrameContext} whose `signal` comes from a {@link Cancellation} on
+ * first read, and whose transport facts are the exchange's. Each era's frame
+ * file states the rest (`core/legacy/frame.ts` from the session,
+ * `core/stateless/frame.ts` from the request's `_meta`) in a subclass, so a
+ * context is made with no record of its facts to make it from.
+ */
+export abstract class EngineFrameContext implements FrameContext {
+  abstract readonly era: Era;
+  abstract readonly protocolVersion: string;
+  abstract readonly sessionId?: string;
+  abstract readonly clientInfo: Partial<Implementation>;
+  abstract readonly clientCapabilities: ClientCapabilities;
+  abstract readonly initialized: boolean;
+  abstract readonly method?: string;
+  abstract readonly requestId?: RequestId;
+  abstract readonly meta: Readonly<Record<string, unknown>>;
   readonly transport: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly assigns: Readonly<Record<string, unknown>>;
   readonly authInfo?: unknown;
   readonly #cancellation: Cancellation;
 
-  // The transport's facts are read from the exchange.
-  constructor(facts: EngineFrameFacts) {
-    const { exchange } = facts;
-    this.era = facts.era;
-    this.protocolVersion = facts.protocolVersion;
-    this.sessionId = facts.sessionId;
-    this.clientInfo = facts.clientInfo;
-    this.clientCapabilities = facts.clientCapabilities;
-    this.initialized = facts.initialized;
-    this.method = facts.method;
-    this.requestId = facts.requestId;
-    this.meta = facts.meta;
+  constructor(exchange: Exchange, cancellation: Cancellation) {
     this.transport = exchange.transport;
     this.headers = exchange.headers ?? EMPTY;
     this.assigns = exchange.assigns ?? EMPTY;
     this.authInfo = exchange.authInfo;
-    this.#cancellation = facts.cancellation;
+    this.#cancellation = cancellation;
   }
 
   /** Aborts when the request is cancelled or its client went away. */

@@ -8,10 +8,11 @@
 import type { Cancellation } from "../cancellation.ts";
 import { emitter, type Exchange } from "../exchange.ts";
 import { EMPTY, EngineFrameContext, Frame } from "../frame.ts";
-import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
 import type { McpServer } from "../server.ts";
 import type { Session } from "./session.ts";
+import type { ClientCapabilities, Implementation } from "../types.ts";
 
 /** A request's middleware assigns join its session's (every request does, with or without a frame). */
 export function adoptAssigns(session: Session, exchange: Exchange): void {
@@ -51,24 +52,12 @@ export interface LegacyFrameOptions {
 
 /** The frame of one legacy request (or notification) of a session. */
 export function legacyFrame(server: McpServer, options: LegacyFrameOptions): Frame {
-  const { session, exchange, request, task } = options;
+  const { session, exchange, task } = options;
   adoptAssigns(session, exchange);
   const dialect = session.dialect!;
   const emit = task ? relatedTo(task.id, emitter(exchange, session)) : emitter(exchange, session);
   const timeout = server.definition.clientRequestTimeoutMs ?? 60_000;
-  const context = new EngineFrameContext({
-    era: "legacy",
-    protocolVersion: dialect.version,
-    sessionId: session.id,
-    clientInfo: session.clientInfo,
-    clientCapabilities: session.clientCapabilities,
-    initialized: session.initialized,
-    method: options.method ?? request!.method,
-    requestId: request?.id,
-    meta: (request?.params?._meta ?? EMPTY) as Record<string, unknown>,
-    exchange,
-    cancellation: options.cancellation,
-  });
+  const context = new LegacyFrameContext(options);
   return new Frame({
     context,
     dialect,
@@ -86,6 +75,32 @@ export function legacyFrame(server: McpServer, options: LegacyFrameOptions): Fra
 }
 
 /** Tags every request and notification sent with the related-task `_meta`. */
+/** A legacy request's facts: its session's. */
+class LegacyFrameContext extends EngineFrameContext {
+  readonly era = "legacy";
+  readonly protocolVersion: string;
+  readonly sessionId?: string;
+  readonly clientInfo: Partial<Implementation>;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly initialized: boolean;
+  readonly method: string;
+  readonly requestId?: RequestId;
+  readonly meta: Readonly<Record<string, unknown>>;
+
+  constructor(options: LegacyFrameOptions) {
+    super(options.exchange, options.cancellation);
+    const { session, request } = options;
+    this.protocolVersion = session.dialect!.version;
+    this.sessionId = session.id;
+    this.clientInfo = session.clientInfo;
+    this.clientCapabilities = session.clientCapabilities;
+    this.initialized = session.initialized;
+    this.method = options.method ?? request!.method;
+    this.requestId = request?.id;
+    this.meta = (request?.params?._meta ?? EMPTY) as Record<string, unknown>;
+  }
+}
+
 function relatedTo(
   taskId: string,
   emit: (message: JsonRpcMessage) => Promise<void>,

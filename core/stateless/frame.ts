@@ -9,7 +9,7 @@ import type { Cancellation } from "../cancellation.ts";
 import type { Dialect } from "../dialect.ts";
 import type { Exchange } from "../exchange.ts";
 import { EngineFrameContext, Frame, type FrameScope, type InputCollector } from "../frame.ts";
-import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
 import type { Notifier } from "../notifier.ts";
 import type { McpServer } from "../server.ts";
@@ -42,22 +42,32 @@ export interface StatelessFrameOptions {
 
 /** The frame of one stateless request, whose `_meta` the engine validated. */
 export function statelessFrame(server: McpServer, options: StatelessFrameOptions): Frame {
-  const { request } = options;
-  const meta = request.params!._meta as Record<string, unknown>;
-  const context = new EngineFrameContext({
-    era: "stateless",
-    protocolVersion: options.dialect.version,
-    sessionId: undefined,
-    clientInfo: (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
-    clientCapabilities: meta[MetaKey.clientCapabilities] as ClientCapabilities,
-    initialized: true,
-    method: request.method,
-    requestId: request.id,
-    meta,
-    exchange: options.exchange,
-    cancellation: options.cancellation,
-  });
-  return new Frame(new StatelessScope(context, server, options));
+  return new Frame(new StatelessScope(new StatelessFrameContext(options), server, options));
+}
+
+/** A stateless request's facts: its `_meta`'s. */
+class StatelessFrameContext extends EngineFrameContext {
+  readonly era = "stateless";
+  readonly protocolVersion: string;
+  readonly sessionId?: string;
+  readonly clientInfo: Partial<Implementation>;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly initialized = true;
+  readonly method: string;
+  readonly requestId: RequestId;
+  readonly meta: Readonly<Record<string, unknown>>;
+
+  constructor(options: StatelessFrameOptions) {
+    super(options.exchange, options.cancellation);
+    const { request } = options;
+    const meta = request.params!._meta as Record<string, unknown>;
+    this.protocolVersion = options.dialect.version;
+    this.clientInfo = (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>;
+    this.clientCapabilities = meta[MetaKey.clientCapabilities] as ClientCapabilities;
+    this.method = request.method;
+    this.requestId = request.id;
+    this.meta = meta;
+  }
 }
 
 const SENT: Promise<void> = Promise.resolve();
