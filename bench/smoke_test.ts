@@ -177,6 +177,36 @@ Deno.test("bench smoke: the A/B tool compares two servers of this tree for a rou
   assert.match(lines[2], /^\. {2}req\/s median \d+ {2}CPU µs median [\d.]+ /);
 });
 
+Deno.test(
+  "bench smoke: the stdio A/B tool compares two trees' servers for a round",
+  options,
+  async () => {
+    const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "bench/stdio_ab.ts",
+        "--rounds=1",
+        "--seconds=0.3",
+        "--in-flight=4",
+        ".",
+        ".",
+      ],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    assert.equal(code, 0);
+    const lines = new TextDecoder().decode(stdout).trim().split("\n");
+    assert.match(lines[0], /^stdio stateless: 1 rounds of 0\.3 s, 4 in flight/);
+    assert.match(
+      lines[1],
+      /^\. {2}req\/s median \d+ {2}CPU µs median [\d.]+ .*\(1\.000× the first\)/,
+    );
+    assert.match(lines[3], /^stdio legacy: 1 rounds/);
+  },
+);
+
 for (const spec of Object.values(STDIO)) {
   Deno.test(`bench smoke: ${spec.name} round trips over stdio`, options, async () => {
     const shape = { connections: 4, seconds: 0.2, warmupSeconds: 0.1 };

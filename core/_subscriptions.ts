@@ -37,6 +37,22 @@ export interface SubscriptionFilter {
   taskIds?: string[];
 }
 
+/** A listen stream to open (`SubscriptionHub.listen`). */
+export interface ListenStream {
+  /** The `subscriptions/listen` request's id. */
+  readonly id: RequestId;
+  /** What the client asked to hear. */
+  readonly filter: SubscriptionFilter;
+  /** Writes to the stream. */
+  readonly emit: (message: JsonRpcMessage) => Promise<void>;
+  /** Aborts when the client goes away. */
+  readonly signal: AbortSignal;
+  /** Aborts when the server closes (the stream then ends gracefully). */
+  readonly closing: AbortSignal;
+  /** The tasks whose notifications it gets (the caller checked that they are its own). */
+  readonly taskIds?: string[];
+}
+
 interface Listener {
   id: RequestId;
   filter: SubscriptionFilter;
@@ -89,24 +105,17 @@ export class SubscriptionHub {
 
   /**
    * Opens a listen stream: acknowledges it, then delivers matching changes
-   * until `signal` or `closing` aborts. `taskIds` are the tasks whose
-   * notifications it gets (the caller checked that they are its own).
+   * until its `signal` or `closing` aborts.
    *
    * @returns `true` when the server closed the stream gracefully (the caller
    * answers the listen request), `false` when the client went away.
    */
-  async listen(
-    id: RequestId,
-    requested: SubscriptionFilter,
-    emit: (message: JsonRpcMessage) => Promise<void>,
-    signal: AbortSignal,
-    closing: AbortSignal,
-    taskIds?: string[],
-  ): Promise<boolean> {
+  async listen(stream: ListenStream): Promise<boolean> {
+    const { id, emit, signal, closing, taskIds } = stream;
     if (this.#listeners.size >= this.#maxListeners) {
       throw new McpError(ErrorCode.INTERNAL_ERROR, "Too many open subscriptions");
     }
-    const filter = this.honoured(requested);
+    const filter = this.honoured(stream.filter);
     if (taskIds?.length) filter.taskIds = taskIds;
     await emit({
       jsonrpc: "2.0",

@@ -203,15 +203,13 @@ export class TaskRuntime {
       id: record.id,
       ask: (send) => this.#ask(record.id, send, notify),
     };
-    const frame = legacyFrame(
-      this.#target.server,
+    const frame = legacyFrame(this.#target.server, {
       session,
-      background,
-      "tools/call",
+      exchange: background,
       request,
       cancellation,
-      frameTask,
-    );
+      task: frameTask,
+    });
     const name = params.name as string;
     const tool = (await visibleTools(this.#target.server, frame)).get(name);
     if (!tool) throw unknownTool(this.#target.server, frame, name);

@@ -10,13 +10,13 @@
 import { principalOf } from "./auth_info.ts";
 import { isThenable } from "./awaitable.ts";
 import { type Dialect, INPUT_REQUIRED_METHODS } from "./dialect.ts";
-import { admit, dispatch } from "./_methods/dispatch.ts";
+import { admit, dispatch, type Routing } from "./_methods/dispatch.ts";
 import { ErrorCode, McpError } from "./errors.ts";
 import { emitter, type Exchange } from "./exchange.ts";
 import { Cancellation } from "./cancellation.ts";
 import { type Frame, InputCollector } from "./frame.ts";
 import { initialize, NEVER, restore } from "./legacy/_handshake.ts";
-import { firstRound, takeAnswers, withInputs } from "./stateless/_input_rounds.ts";
+import { firstRound, type InputRound, takeAnswers, withInputs } from "./stateless/_input_rounds.ts";
 import {
   errorResponse,
   type JsonRpcMessage,
@@ -25,7 +25,7 @@ import {
   type JsonRpcResponse,
   resultResponse,
 } from "./json_rpc.ts";
-import { legacyFrame } from "./legacy/_frame.ts";
+import { legacyFrame, type LegacyFrameOptions } from "./legacy/_frame.ts";
 import { logger } from "./logger.ts";
 import { MetaKey } from "./meta.ts";
 import {
@@ -43,7 +43,7 @@ import type { McpServer, ServerDefinition } from "./server.ts";
 import { Session, type SessionOptions } from "./legacy/session.ts";
 import { servedVersions } from "./_served_versions.ts";
 import { sessionRecord } from "./legacy/session_persistence.ts";
-import { statelessFrame } from "./stateless/_frame.ts";
+import { statelessFrame, type StatelessFrameOptions } from "./stateless/_frame.ts";
 import type { SessionRecord } from "./session_store.ts";
 import { type SubscriptionFilter, SubscriptionHub } from "./_subscriptions.ts";
 import { MemoryTaskStore } from "./memory_task_store.ts";
@@ -763,7 +763,13 @@ export class Engine {
   ): Promise<void> {
     const { session } = exchange;
     const frame = session?.dialect
-      ? legacyFrame(this.server, session, exchange, message.method, undefined, NEVER)
+      ? legacyFrame(this.server, {
+        session,
+        exchange,
+        method: message.method,
+        request: undefined,
+        cancellation: NEVER,
+      })
       : undefined;
     const call = {
       method: message.method,
@@ -845,7 +851,13 @@ export class Engine {
     try {
       await handler(
         message,
-        legacyFrame(this.server, exchange.session!, exchange, message.method, undefined, NEVER),
+        legacyFrame(this.server, {
+          session: exchange.session!,
+          exchange,
+          method: message.method,
+          request: undefined,
+          cancellation: NEVER,
+        }),
       );
     } catch (error) {
       logger.error("notification.failed", `handleNotification(${message.method}) failed`, {
@@ -872,66 +884,58 @@ export class Engine {
       );
     }
     const dialect = session.dialect;
-    const serve = (frame: Frame) =>
-      this.#middleware
-        ? this.#through(
-          request,
-          "legacy",
-          exchange,
-          frame,
-          (served) => dispatch(this, served, dialect, frame, session),
-        )
-        : dispatch(this, request, dialect, frame, session);
-    const tasked = this.#tasks?.legacy(request, exchange, session, serve);
-    if (tasked) return tasked;
+    if (this.#tasks) {
+      const tasked = this.#tasks.legacy(
+        request,
+        exchange,
+        session,
+        (frame) =>
+          this.#legacyServe(request, exchange, {
+            dialect,
+            frame,
+            session,
+            checkedMeta: undefined,
+          }),
+      );
+      if (tasked) return tasked;
+    }
     const cancellation = session.track(id);
-    let pending = false;
-    try {
-      const frame = legacyFrame(this.server, session, exchange, method, request, cancellation);
-      const outcome = serve(frame);
-      if (isThenable(outcome)) {
-        pending = true;
-        return this.#legacyLater(request, dialect, session, cancellation, outcome);
-      }
-      return this.#legacyReply(request, dialect, cancellation, outcome);
-    } catch (error) {
-      return legacyFailure(request, cancellation, error);
-    } finally {
-      if (!pending) session.untrack(id, cancellation);
-    }
-  }
-
-  /** {@link #legacy}'s answer once a pending result settles. */
-  async #legacyLater(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    session: Session,
-    cancellation: Cancellation,
-    outcome: PromiseLike<Record<string, unknown> | undefined>,
-  ): Promise<Reply | undefined> {
-    try {
-      return this.#legacyReply(request, dialect, cancellation, await outcome);
-    } catch (error) {
-      return legacyFailure(request, cancellation, error);
-    } finally {
-      session.untrack(request.id, cancellation);
-    }
-  }
-
-  #legacyReply(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    cancellation: Cancellation,
-    result: Record<string, unknown> | undefined,
-  ): Reply | undefined {
-    if (cancellation.aborted) return undefined;
-    return {
-      message: resultResponse(
-        request.id,
-        dialect.encodeResult(request.method, result!, encodeContext(this.server)),
-      ),
-      status: 200,
+    const call: Call & LegacyFrameOptions = {
+      request,
+      dialect,
+      frame: undefined!, // made below, from this record
+      session,
+      checkedMeta: undefined,
+      stateless: false,
+      retry: false,
+      inputs: undefined,
+      hooks: undefined,
+      tracking: session,
+      exchange,
+      cancellation,
     };
+    call.frame = legacyFrame(this.server, call);
+    try {
+      return this.#answer(call, this.#legacyServe(request, exchange, call));
+    } catch (error) {
+      return this.#failed(call, error);
+    }
+  }
+
+  /** Serves an initialized legacy request (through the middleware, when there is one). */
+  #legacyServe(
+    request: JsonRpcRequest,
+    exchange: Exchange,
+    routing: Routing,
+  ): Awaitable<Record<string, unknown> | undefined> {
+    if (!this.#middleware) return dispatch(this, request, routing);
+    return this.#through(
+      request,
+      "legacy",
+      exchange,
+      routing.frame,
+      (served) => dispatch(this, served, routing),
+    );
   }
 
   #stateless(
@@ -969,110 +973,124 @@ export class Engine {
     const cancellation = new Cancellation({ linked: exchange.signal, lazy: exchange.lazySignal });
     session?.track(request.id, cancellation);
     const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? new InputCollector() : undefined;
-    const frame = statelessFrame(
-      this.server,
-      dialect,
+    const call: Call = {
       request,
+      dialect,
+      frame: undefined!, // made below, from this record
+      session: undefined,
+      checkedMeta: dialect.requestMetaSchema,
+      stateless: true,
+      retry: params.inputResponses !== undefined || params.requestState !== undefined,
+      inputs,
+      hooks: starter?.hooks,
+      tracking: session,
       exchange,
       cancellation,
-      inputs,
-      starter?.hooks,
-    );
-    const retry = params.inputResponses !== undefined || params.requestState !== undefined;
-    let pending = false;
+    };
+    const frame = call.frame = statelessFrame(this.server, call);
     try {
-      let outcome: Awaitable<Record<string, unknown> | undefined>;
       if (this.#middleware === undefined && starter === undefined) {
         // The common case, with no closure made per request.
-        outcome = this.#serveStateless(request, dialect, frame, exchange, cancellation, inputs);
-      } else {
-        const serve = (served: JsonRpcRequest) =>
-          this.#serveStateless(served, dialect, frame, exchange, cancellation, inputs);
-        // A call that may become a task is answered with the task once it is one.
-        const served = starter
-          ? (rewritten: JsonRpcRequest) => starter.settle(() => serve(rewritten))
-          : serve;
-        outcome = this.#middleware
+        return this.#answer(call, this.#serveStateless(call, request));
+      }
+      const serve = (served: JsonRpcRequest) => this.#serveStateless(call, served);
+      // A call that may become a task is answered with the task once it is one.
+      const served = starter
+        ? (rewritten: JsonRpcRequest) => starter.settle(() => serve(rewritten))
+        : serve;
+      return this.#answer(
+        call,
+        this.#middleware
           ? this.#through(request, "stateless", exchange, frame, served)
-          : served(request);
-      }
-      if (isThenable(outcome)) {
-        pending = true;
-        return this.#statelessLater(request, dialect, frame, retry, session, cancellation, outcome);
-      }
-      return this.#statelessReply(request, dialect, frame, retry, cancellation, outcome);
+          : served(request),
+      );
     } catch (error) {
-      return statelessFailure(request, cancellation, error);
-    } finally {
-      if (!pending) {
-        cancellation.dispose();
-        session?.untrack(request.id, cancellation);
-      }
+      return this.#failed(call, error);
     }
   }
 
-  /** {@link #stateless}'s answer once a pending result settles. */
-  async #statelessLater(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
-    retry: boolean,
-    session: Session | undefined,
-    cancellation: Cancellation,
+  /**
+   * A request's answer from what serving it gave, in either era: at once when
+   * that is a value, else once it settles. Ends the call either way.
+   */
+  #answer(
+    call: Call,
+    outcome: Awaitable<Record<string, unknown> | undefined>,
+  ): Awaitable<Reply | undefined> {
+    if (isThenable(outcome)) return this.#answerSettled(call, outcome);
+    try {
+      return this.#reply(call, outcome);
+    } catch (error) {
+      return failure(call, error);
+    } finally {
+      end(call);
+    }
+  }
+
+  /** {@link #answer} of a pending outcome. */
+  async #answerSettled(
+    call: Call,
     outcome: PromiseLike<Record<string, unknown> | undefined>,
   ): Promise<Reply | undefined> {
     try {
-      return this.#statelessReply(request, dialect, frame, retry, cancellation, await outcome);
+      return this.#reply(call, await outcome);
     } catch (error) {
-      return statelessFailure(request, cancellation, error);
+      return failure(call, error);
     } finally {
-      cancellation.dispose();
-      session?.untrack(request.id, cancellation);
+      end(call);
     }
   }
 
-  #statelessReply(
-    request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
-    retry: boolean,
-    cancellation: Cancellation,
-    result: Record<string, unknown> | undefined,
-  ): Reply | undefined {
-    if (result === undefined) return undefined;
-    if (cancellation.aborted && result.resultType !== "input_required") return undefined;
-    const encoded = dialect.encodeResult(
+  /** {@link #answer} of serving that threw before it gave an outcome. */
+  #failed(call: Call, error: unknown): Reply | undefined {
+    try {
+      return failure(call, error);
+    } finally {
+      end(call);
+    }
+  }
+
+  /** A request's result, encoded for its dialect; no reply once the request was cancelled. */
+  #reply(call: Call, result: Record<string, unknown> | undefined): Reply | undefined {
+    const { request, cancellation } = call;
+    if (call.stateless) {
+      // No result: a listen stream that ended without a graceful close.
+      if (result === undefined) return undefined;
+      // An input round's answer goes out although the round cancelled the request.
+      if (cancellation.aborted && result.resultType !== "input_required") return undefined;
+    } else if (cancellation.aborted) {
+      return undefined;
+    }
+    const encoded = call.dialect.encodeResult(
       request.method,
-      result,
-      encodeContext(this.server, request.method, frame, retry),
+      result!,
+      call.stateless
+        ? encodeContext(this.server, request.method, call.frame, call.retry)
+        : encodeContext(this.server),
     );
     return { message: resultResponse(request.id, encoded), status: 200 };
   }
 
   /**
-   * Serves an admitted stateless request: at once when nothing waits
-   * (`undefined`: a listen stream that ended without a graceful close).
+   * Serves an admitted stateless request (`request`: the call's own, or a
+   * middleware's rewrite of it): at once when nothing waits (`undefined`: a
+   * listen stream that ended without a graceful close).
    */
   #serveStateless(
+    call: Call,
     request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
-    exchange: Exchange,
-    cancellation: Cancellation,
-    inputs: InputCollector | undefined,
   ): Awaitable<Record<string, unknown> | undefined> {
     const definition = this.server.definition;
+    const { frame, inputs } = call;
     if (inputs && !definition.init && typeof request.params!.requestState !== "string") {
       // The first round without an init hook: the work starts here, with no closure of its own.
       takeAnswers(request, inputs);
-      const work = dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      const work = dispatch(this, request, call);
       if (!isThenable(work)) return work;
-      const principal = principalOf(frame.context.authInfo);
-      return firstRound(this.server, request, work, inputs, cancellation, principal);
+      return firstRound(this.#inputRound(call, request), work);
     }
     if (inputs) {
-      const work = () =>
-        dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      const work = () => dispatch(this, request, call);
       // Without an init hook the work starts at once, with no wrapper of its own.
       const run = definition.init
         ? async () => {
@@ -1080,32 +1098,34 @@ export class Engine {
           return await work();
         }
         : work;
-      const principal = principalOf(frame.context.authInfo);
-      return withInputs(this.server, request, run, inputs, cancellation, principal);
+      return withInputs(this.#inputRound(call, request), run);
     }
-    if (request.method === "subscriptions/listen") {
-      const clientInfo = frame.context.clientInfo as Implementation;
-      return this.#listen(request, dialect, frame, emitter(exchange), cancellation, clientInfo);
-    }
-    if (!definition.init) {
-      return dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
-    }
+    if (request.method === "subscriptions/listen") return this.#listen(call, request);
+    if (!definition.init) return dispatch(this, request, call);
     return (async () => {
       await definition.init!(frame.context.clientInfo as Implementation, frame);
-      return await dispatch(this, request, dialect, frame, undefined, dialect.requestMetaSchema);
+      return await dispatch(this, request, call);
     })();
+  }
+
+  /** The input rounds' view of a stateless call. */
+  #inputRound(call: Call, request: JsonRpcRequest): InputRound {
+    return {
+      server: this.server,
+      request,
+      inputs: call.inputs!,
+      cancellation: call.cancellation,
+      principal: principalOf(call.frame.context.authInfo),
+    };
   }
 
   /** Serves `subscriptions/listen` until its stream ends. */
   async #listen(
+    call: Call,
     request: JsonRpcRequest,
-    dialect: Dialect,
-    frame: Frame,
-    emit: (message: JsonRpcMessage) => Promise<void>,
-    cancellation: Cancellation,
-    clientInfo: Implementation,
   ): Promise<Record<string, unknown> | undefined> {
-    await this.server.definition.init?.(clientInfo, frame);
+    const { dialect, frame } = call;
+    await this.server.definition.init?.(frame.context.clientInfo as Implementation, frame);
     // Served here, not by the routing, but admitted the same way.
     const { notifications } = admit(this, request, dialect, dialect.requestMetaSchema);
     const filter = notifications as SubscriptionFilter;
@@ -1113,14 +1133,14 @@ export class Engine {
     const taskIds = filter.taskIds?.length && this.#taskExtension
       ? await this.#taskExtension.listenable(request, frame.context.authInfo, filter.taskIds)
       : undefined;
-    const graceful = await this.#hub.listen(
-      request.id,
+    const graceful = await this.#hub.listen({
+      id: request.id,
       filter,
-      emit,
-      cancellation.signal,
-      this.#closing.signal,
+      emit: emitter(call.exchange),
+      signal: call.cancellation.signal,
+      closing: this.#closing.signal,
       taskIds,
-    );
+    });
     return graceful ? { _meta: { [MetaKey.subscriptionId]: request.id } } : undefined;
   }
 }
@@ -1128,22 +1148,30 @@ export class Engine {
 /** What {@link Engine.handle} gives a message without a reply that nothing waits for. */
 const NO_REPLY_YET: Promise<undefined> = Promise.resolve(undefined);
 
-/** A legacy request's failure: no reply once cancelled or for `NO_REPLY`. */
-function legacyFailure(
-  request: JsonRpcRequest,
-  cancellation: Cancellation,
-  error: unknown,
-): Reply | undefined {
-  if (cancellation.aborted || error instanceof NoReply) return undefined;
-  return errorReply(request, error);
+/**
+ * One request on its way to its answer, in either era: what the answer needs
+ * once serving it gave a result or failed, whether that was at once or later.
+ */
+interface Call extends Routing, StatelessFrameOptions {
+  /** Made from this record once the rest of it is known. */
+  frame: Frame;
+  readonly request: JsonRpcRequest;
+  readonly stateless: boolean;
+  /** Whether the request answers an input round (stateless era). */
+  readonly retry: boolean;
+  /** The session tracking the request for `notifications/cancelled`, if any. */
+  readonly tracking: Session | undefined;
 }
 
-/** A stateless request's failure: no reply once cancelled or for `NO_REPLY`. */
-function statelessFailure(
-  request: JsonRpcRequest,
-  cancellation: Cancellation,
-  error: unknown,
-): Reply | undefined {
-  if (cancellation.aborted || error instanceof NoReply) return undefined;
-  return errorReply(request, error, "stateless");
+/** A request's failure: no reply once cancelled or for `NO_REPLY`. */
+function failure(call: Call, error: unknown): Reply | undefined {
+  if (call.cancellation.aborted || error instanceof NoReply) return undefined;
+  return errorReply(call.request, error, call.stateless ? "stateless" : "legacy");
+}
+
+/** Ends a call: its session stops tracking it, and its cancellation lets go of the transport. */
+function end(call: Call): void {
+  const { cancellation } = call;
+  if (call.stateless) cancellation.dispose();
+  call.tracking?.untrack(call.request.id, cancellation);
 }

@@ -85,47 +85,30 @@ export interface FrameContext {
   readonly signal: AbortSignal;
 }
 
-/** A {@link FrameContext} whose `signal` comes from a {@link Cancellation} on first read. */
-export class EngineFrameContext implements FrameContext {
-  readonly era: Era;
-  readonly protocolVersion: string;
-  readonly sessionId?: string;
-  readonly clientInfo: Partial<Implementation>;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly initialized: boolean;
-  readonly method?: string;
-  readonly requestId?: RequestId;
-  readonly meta: Readonly<Record<string, unknown>>;
+/**
+ * A {@link FrameContext} whose `signal` comes from a {@link Cancellation} on
+ * first read, and whose transport facts are the exchange's. Each era's frame
+ * file states the rest (`core/legacy/_frame.ts` from the session,
+ * `core/stateless/_frame.ts` from the request's `_meta`) in a subclass, so a
+ * context is made with no record of its facts to make it from.
+ */
+export abstract class EngineFrameContext implements FrameContext {
+  abstract readonly era: Era;
+  abstract readonly protocolVersion: string;
+  abstract readonly sessionId?: string;
+  abstract readonly clientInfo: Partial<Implementation>;
+  abstract readonly clientCapabilities: ClientCapabilities;
+  abstract readonly initialized: boolean;
+  abstract readonly method?: string;
+  abstract readonly requestId?: RequestId;
+  abstract readonly meta: Readonly<Record<string, unknown>>;
   readonly transport: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly assigns: Readonly<Record<string, unknown>>;
   readonly authInfo?: unknown;
   readonly #cancellation: Cancellation;
 
-  // Positional, with the transport's facts read from the exchange: built for
-  // every request, so no temporary object of facts is made to build it from.
-  constructor(
-    era: Era,
-    protocolVersion: string,
-    sessionId: string | undefined,
-    clientInfo: Partial<Implementation>,
-    clientCapabilities: ClientCapabilities,
-    initialized: boolean,
-    method: string | undefined,
-    requestId: RequestId | undefined,
-    meta: Readonly<Record<string, unknown>>,
-    exchange: Exchange,
-    cancellation: Cancellation,
-  ) {
-    this.era = era;
-    this.protocolVersion = protocolVersion;
-    this.sessionId = sessionId;
-    this.clientInfo = clientInfo;
-    this.clientCapabilities = clientCapabilities;
-    this.initialized = initialized;
-    this.method = method;
-    this.requestId = requestId;
-    this.meta = meta;
+  constructor(exchange: Exchange, cancellation: Cancellation) {
     this.transport = exchange.transport;
     this.headers = exchange.headers ?? EMPTY;
     this.assigns = exchange.assigns ?? EMPTY;
@@ -140,6 +123,22 @@ export class EngineFrameContext implements FrameContext {
 }
 
 const COMPLETE = "notifications/elicitation/complete";
+
+/** One kind of input a frame asks the client for (`Frame.elicit`, `createMessage`, `listRoots`). */
+interface InputAsk {
+  /** The server-to-client method. */
+  readonly method: string;
+  /** Its params. */
+  readonly params: Record<string, unknown>;
+  /** Whether the client declared the capability it needs. */
+  readonly declared: boolean;
+  /** The dialect feature it needs, if any. */
+  readonly feature: "elicitation" | "url_elicitation" | undefined;
+  /** The capability it needs, named in the error when the client lacks it. */
+  readonly required: ClientCapabilities;
+  /** Checks the answer's content (elicitation's requested schema). */
+  readonly check?: AnswerCheck;
+}
 
 /** Hooks the engine gives a frame; not part of the public API. */
 export interface FrameScope {
@@ -687,9 +686,14 @@ export class Frame {
   elicit(params: ElicitParams, options: InputOptions = {}): Promise<ElicitResult> {
     const url = params.mode === "url";
     const feature = url ? "url_elicitation" : "elicitation";
-    return this.#input("elicitation/create", params, options, this.#elicits(url), feature, {
-      elicitation: url ? { url: {} } : {},
-    }, url ? undefined : checkContent) as Promise<ElicitResult>;
+    return this.#input({
+      method: "elicitation/create",
+      params,
+      declared: this.#elicits(url),
+      feature,
+      required: { elicitation: url ? { url: {} } : {} },
+      check: url ? undefined : checkContent,
+    }, options) as Promise<ElicitResult>;
   }
 
   /**
@@ -798,9 +802,13 @@ export class Frame {
    * ```
    */
   sample(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {
-    return this.#input("sampling/createMessage", params, options, this.canSample(), undefined, {
-      sampling: {},
-    }) as Promise<CreateMessageResult>;
+    return this.#input({
+      method: "sampling/createMessage",
+      params,
+      declared: this.canSample(),
+      feature: undefined,
+      required: { sampling: {} },
+    }, options) as Promise<CreateMessageResult>;
   }
 
   /**
@@ -822,20 +830,17 @@ export class Frame {
    * ```
    */
   listRoots(options: InputOptions = {}): Promise<ListRootsResult> {
-    return this.#input("roots/list", {}, options, this.canListRoots(), undefined, {
-      roots: {},
-    }) as Promise<ListRootsResult>;
+    return this.#input({
+      method: "roots/list",
+      params: {},
+      declared: this.canListRoots(),
+      feature: undefined,
+      required: { roots: {} },
+    }, options) as Promise<ListRootsResult>;
   }
 
-  #input(
-    method: string,
-    params: Record<string, unknown>,
-    options: InputOptions,
-    declared: boolean,
-    feature: "elicitation" | "url_elicitation" | undefined,
-    required: ClientCapabilities,
-    check?: AnswerCheck,
-  ): Promise<unknown> {
+  #input(ask: InputAsk, options: InputOptions): Promise<unknown> {
+    const { method, params, declared, feature, required, check } = ask;
     const { dialect } = this.#scope;
     const index = ++this.#inputCount;
     if (feature && !dialect.supportsFeature(feature)) {

@@ -38,31 +38,42 @@ function methodSet(dialect: Dialect): Set<string> {
 }
 
 /**
+ * What routes a request besides the request itself (the engine's record of
+ * the call is one, so none is made per request).
+ */
+export interface Routing {
+  /** The request's dialect. */
+  readonly dialect: Dialect;
+  /** The frame its handler receives. */
+  readonly frame: Frame;
+  /** The legacy session (`logging/setLevel`, `resources/subscribe`); none in the stateless era. */
+  readonly session: Session | undefined;
+  /**
+   * The `_meta` schema the request's envelope was already validated with
+   * (stateless era), so the params check skips it.
+   */
+  readonly checkedMeta: s.Schema | null | undefined;
+}
+
+/**
  * Runs a request through `handleRequest` (when defined) and the default
- * routing. `checkedMeta` is the `_meta` schema the request's envelope was
- * already validated with (stateless era), so the params check skips it.
+ * routing.
  * The result is the handler's own: a value when it answered at once, else a
  * promise; a refusal may throw at once.
  */
 export function dispatch(
   target: DispatchTarget,
   request: JsonRpcRequest,
-  dialect: Dialect,
-  frame: Frame,
-  session?: Session,
-  checkedMeta?: s.Schema | null,
+  routing: Routing,
 ): Awaitable<Record<string, unknown>> {
   const { method } = request;
-  const known = methodSet(dialect).has(method);
+  const known = methodSet(routing.dialect).has(method);
   const handleRequest = target.server.definition.handleRequest;
   if (!known && !handleRequest) throw notFound(method);
-  if (!handleRequest || UNWRAPPED.has(method)) {
-    return route(target, request, dialect, frame, session, checkedMeta, known);
-  }
+  if (!handleRequest || UNWRAPPED.has(method)) return route(target, request, routing, known);
   // The middleware gets a promise whatever the route does: a refusal rejects it.
-  const next = async () =>
-    await route(target, request, dialect, frame, session, checkedMeta, known);
-  return Promise.resolve(handleRequest(request, frame, next)).then((result) => {
+  const next = async () => await route(target, request, routing, known);
+  return Promise.resolve(handleRequest(request, routing.frame, next)).then((result) => {
     if (result === NO_REPLY) throw new NoReply();
     return result;
   });
@@ -101,14 +112,12 @@ export function admit(
 function route(
   target: DispatchTarget,
   request: JsonRpcRequest,
-  dialect: Dialect,
-  frame: Frame,
-  session: Session | undefined,
-  checkedMeta: s.Schema | null | undefined,
+  routing: Routing,
   known: boolean,
 ): Awaitable<Record<string, unknown>> {
   const { method } = request;
-  const params = admit(target, request, dialect, checkedMeta, known);
+  const { dialect, frame, session } = routing;
+  const params = admit(target, request, dialect, routing.checkedMeta, known);
   const server = target.server;
   const caps = server.capabilities;
   switch (method) {

@@ -128,7 +128,12 @@ export async function initialize(
   try {
     let text = definition.instructions;
     if (definition.init || typeof text === "function") {
-      const frame = legacyFrame(server, session, exchange, "initialize", request, NEVER);
+      const frame = legacyFrame(server, {
+        session,
+        exchange,
+        request,
+        cancellation: NEVER,
+      });
       await definition.init?.(session.clientInfo as Implementation, frame);
       if (typeof text === "function") text = await instructions(server, frame);
     } else {
@@ -169,7 +174,13 @@ export async function restore(
   exchange: Exchange,
 ): Promise<void> {
   session.restore(dialect, record);
-  const frame = legacyFrame(server, session, exchange, "session/restore", undefined, NEVER);
+  const frame = legacyFrame(server, {
+    session,
+    exchange,
+    method: "session/restore",
+    request: undefined,
+    cancellation: NEVER,
+  });
   const expired = server.definition.handleSessionExpired;
   if (expired) {
     const accepted = await expired(record.id, frame);

@@ -9,7 +9,7 @@ import type { Cancellation } from "../cancellation.ts";
 import type { Dialect } from "../dialect.ts";
 import type { Exchange } from "../exchange.ts";
 import { EngineFrameContext, Frame, type FrameScope, type InputCollector } from "../frame.ts";
-import type { JsonRpcMessage, JsonRpcRequest } from "../json_rpc.ts";
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../json_rpc.ts";
 import { MetaKey } from "../meta.ts";
 import type { Notifier } from "../notifier.ts";
 import type { McpServer } from "../server.ts";
@@ -21,31 +21,53 @@ import type { ClientCapabilities, Implementation } from "../types.ts";
  */
 export type TaskHooks = Pick<FrameScope, "request" | "startTask">;
 
+/**
+ * What {@link statelessFrame} makes a frame from, besides the server (the
+ * engine's record of the call is one, so none is made per request).
+ */
+export interface StatelessFrameOptions {
+  /** The request's dialect. */
+  readonly dialect: Dialect;
+  /** The request, its `_meta` validated. */
+  readonly request: JsonRpcRequest;
+  /** The request's surroundings. */
+  readonly exchange: Exchange;
+  /** The request's cancellation. */
+  readonly cancellation: Cancellation;
+  /** Where the handler's input requests gather, for a method that may ask. */
+  readonly inputs: InputCollector | undefined;
+  /** A task's way of asking and of becoming one, if any. */
+  readonly hooks: TaskHooks | undefined;
+}
+
 /** The frame of one stateless request, whose `_meta` the engine validated. */
-export function statelessFrame(
-  server: McpServer,
-  dialect: Dialect,
-  request: JsonRpcRequest,
-  exchange: Exchange,
-  cancellation: Cancellation,
-  inputs: InputCollector | undefined,
-  task?: TaskHooks,
-): Frame {
-  const meta = request.params!._meta as Record<string, unknown>;
-  const context = new EngineFrameContext(
-    "stateless",
-    dialect.version,
-    undefined,
-    (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>,
-    meta[MetaKey.clientCapabilities] as ClientCapabilities,
-    true,
-    request.method,
-    request.id,
-    meta,
-    exchange,
-    cancellation,
-  );
-  return new Frame(new StatelessScope(context, dialect, server, exchange, inputs, task));
+export function statelessFrame(server: McpServer, options: StatelessFrameOptions): Frame {
+  return new Frame(new StatelessScope(new StatelessFrameContext(options), server, options));
+}
+
+/** A stateless request's facts: its `_meta`'s. */
+class StatelessFrameContext extends EngineFrameContext {
+  readonly era = "stateless";
+  readonly protocolVersion: string;
+  readonly sessionId?: string;
+  readonly clientInfo: Partial<Implementation>;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly initialized = true;
+  readonly method: string;
+  readonly requestId: RequestId;
+  readonly meta: Readonly<Record<string, unknown>>;
+
+  constructor(options: StatelessFrameOptions) {
+    super(options.exchange, options.cancellation);
+    const { request } = options;
+    const meta = request.params!._meta as Record<string, unknown>;
+    this.protocolVersion = options.dialect.version;
+    this.clientInfo = (meta[MetaKey.clientInfo] ?? {}) as Partial<Implementation>;
+    this.clientCapabilities = meta[MetaKey.clientCapabilities] as ClientCapabilities;
+    this.method = request.method;
+    this.requestId = request.id;
+    this.meta = meta;
+  }
 }
 
 const SENT: Promise<void> = Promise.resolve();
@@ -68,21 +90,15 @@ class StatelessScope implements FrameScope {
   readonly #exchange: Exchange;
   #assigns: Record<string, unknown> | undefined;
 
-  constructor(
-    context: EngineFrameContext,
-    dialect: Dialect,
-    server: McpServer,
-    exchange: Exchange,
-    inputs: InputCollector | undefined,
-    task: TaskHooks | undefined,
-  ) {
+  constructor(context: EngineFrameContext, server: McpServer, options: StatelessFrameOptions) {
+    const task = options.hooks;
     this.context = context;
-    this.dialect = dialect;
-    this.inputs = inputs;
+    this.dialect = options.dialect;
+    this.inputs = options.inputs;
     this.request = task?.request;
     this.startTask = task?.startTask;
     this.#server = server;
-    this.#exchange = exchange;
+    this.#exchange = options.exchange;
   }
 
   get notify(): Notifier {

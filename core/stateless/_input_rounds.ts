@@ -41,32 +41,38 @@ function targetOf(request: JsonRpcRequest): string {
   return String(request.method === "resources/read" ? params.uri : params.name);
 }
 
+/** A request that may ask the client for input, and what its rounds need. */
+export interface InputRound {
+  /** The server (its `requestState` seals and opens the state). */
+  readonly server: McpServer;
+  /** The request. */
+  readonly request: JsonRpcRequest;
+  /** The collector the frame asks through. */
+  readonly inputs: InputCollector;
+  /** Aborted when the handler is parked. */
+  readonly cancellation: Cancellation;
+  /**
+   * The caller's principal (`principalOf` its auth info): a state sealed for
+   * one principal opens for no other.
+   */
+  readonly principal: string | undefined;
+}
+
 /**
  * Runs a multi round-trip capable request: answers in, `input_required` out.
  * Synchronous when the request carries no state and the work answers at
  * once (a handler that never waited cannot have been parked).
  *
- * @param server The server (its `requestState` seals and opens the state).
- * @param request The request.
+ * @param call The request and what its rounds need.
  * @param run Starts the handler's work once the answers are known.
- * @param inputs The collector the frame asks through.
- * @param cancellation Aborted when the handler is parked.
- * @param principal The caller's principal (`principalOf` its auth info): a
- *   state sealed for one principal opens for no other.
  * @returns The handler's result, or the `input_required` result.
  */
 export function withInputs(
-  server: McpServer,
-  request: JsonRpcRequest,
+  call: InputRound,
   run: () => Awaitable<Record<string, unknown>>,
-  inputs: InputCollector,
-  cancellation: Cancellation,
-  principal?: string,
 ): Awaitable<Record<string, unknown>> {
-  if (typeof request.params!.requestState === "string") {
-    return resume(server, request, run, inputs, cancellation, principal);
-  }
-  return inputRound(server, request, run, inputs, cancellation, firstRoundOf(principal));
+  if (typeof call.request.params!.requestState === "string") return resume(call, run);
+  return inputRound(call, run, firstRoundOf(call.principal));
 }
 
 /**
@@ -77,14 +83,10 @@ export function withInputs(
  * @returns The result, or the `input_required` result once the work is parked.
  */
 export function firstRound(
-  server: McpServer,
-  request: JsonRpcRequest,
+  call: InputRound,
   work: PromiseLike<Record<string, unknown>>,
-  inputs: InputCollector,
-  cancellation: Cancellation,
-  principal?: string,
 ): Promise<Record<string, unknown>> {
-  return settleOrPark(server, request, work, inputs, cancellation, firstRoundOf(principal));
+  return settleOrPark(call, work, firstRoundOf(call.principal));
 }
 
 /** Gives the collector the answers the request carries, before its work starts. */
@@ -106,13 +108,10 @@ const FIRST_ROUND: EarlierRounds = Object.freeze({
 
 /** Opens the state a retry carries, then runs the round with its answers. */
 async function resume(
-  server: McpServer,
-  request: JsonRpcRequest,
+  call: InputRound,
   run: () => Awaitable<Record<string, unknown>>,
-  inputs: InputCollector,
-  cancellation: Cancellation,
-  principal: string | undefined,
 ): Promise<Record<string, unknown>> {
+  const { server, request, inputs, principal } = call;
   // The state is bound to the arguments too; the digest is made only when a
   // state is opened or sealed, at most once.
   const digest = await argumentsDigestOf(request);
@@ -124,7 +123,7 @@ async function resume(
     principal,
   );
   Object.assign(inputs.answers, state.answers);
-  return await inputRound(server, request, run, inputs, cancellation, {
+  return await inputRound(call, run, {
     answers: state.answers,
     round: state.round,
     digest,
@@ -134,29 +133,22 @@ async function resume(
 
 /** Runs the handler with this round's answers; a result that is there at once is the answer. */
 function inputRound(
-  server: McpServer,
-  request: JsonRpcRequest,
+  call: InputRound,
   run: () => Awaitable<Record<string, unknown>>,
-  inputs: InputCollector,
-  cancellation: Cancellation,
   earlier: EarlierRounds,
 ): Awaitable<Record<string, unknown>> {
-  takeAnswers(request, inputs);
+  takeAnswers(call.request, call.inputs);
   const work = run();
-  return isThenable(work)
-    ? settleOrPark(server, request, work, inputs, cancellation, earlier)
-    : work;
+  return isThenable(work) ? settleOrPark(call, work, earlier) : work;
 }
 
 /** Waits for the work, or answers `input_required` once it is parked on input. */
 async function settleOrPark(
-  server: McpServer,
-  request: JsonRpcRequest,
+  call: InputRound,
   work: PromiseLike<Record<string, unknown>>,
-  inputs: InputCollector,
-  cancellation: Cancellation,
   earlier: EarlierRounds,
 ): Promise<Record<string, unknown>> {
+  const { server, request, inputs, cancellation } = call;
   // One promise settles from the work, or (a task after the first input
   // request, so inputs asked together are gathered) from the parking.
   const result = await new Promise<Record<string, unknown> | undefined>((resolve, reject) => {

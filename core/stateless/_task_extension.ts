@@ -325,11 +325,10 @@ export class TaskStarter {
     const id = record.id;
     const cancellation = new Cancellation();
     const inputs = extension.inputsOf(id, this.#dialect);
-    const frame = statelessFrame(
-      runtime.target.server,
-      this.#dialect,
-      this.#request,
-      {
+    const frame = statelessFrame(runtime.target.server, {
+      dialect: this.#dialect,
+      request: this.#request,
+      exchange: {
         transport: exchange.transport,
         headers: exchange.headers,
         assigns: exchange.assigns,
@@ -337,9 +336,9 @@ export class TaskStarter {
         // No emit: progress and logs have no stream in a task.
       },
       cancellation,
-      undefined,
-      { request: (method, params, signal) => inputs.ask(method, params, signal) },
-    );
+      inputs: undefined,
+      hooks: { request: (method, params, signal) => inputs.ask(method, params, signal) },
+    });
     runtime.run(
       record,
       cancellation,
