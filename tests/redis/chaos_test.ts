@@ -7,9 +7,8 @@
  * answered reaches every watcher exactly once, in order: 0 lost, 0
  * duplicated (the figures are printed).
  *
- * Sessions are kept with `--session-store kv:<tmp file>` alongside until the
- * Redis session store joins `--redis`; streams, changes and session links
- * go through Redis.
+ * Each instance is given `--redis URL` and nothing else: sessions, streams,
+ * changes and session links all go through Redis.
  *
  * Also: a request running on an instance that is killed does not leave a
  * client that resumes its stream at another instance waiting for ever.
@@ -35,19 +34,14 @@ const headersOf = (sessionId: string) => ({
   "mcp-protocol-version": VERSION,
 });
 
-/** Three instances on one Redis (sessions on one KV file), replaced on demand. */
+/** Three instances on one Redis (and nothing else), replaced on demand. */
 class Fleet {
   readonly live: (HttpServerProcess | undefined)[] = [];
   readonly #all: HttpServerProcess[] = [];
-  constructor(readonly redis: RedisServer, readonly kvPath: string) {}
+  constructor(readonly redis: RedisServer) {}
 
   async start(slot: number): Promise<void> {
-    const instance = await startHttpServer([
-      "--redis",
-      this.redis.url,
-      "--session-store",
-      `kv:${this.kvPath}`,
-    ]);
+    const instance = await startHttpServer(["--redis", this.redis.url]);
     this.#all.push(instance);
     this.live[slot] = instance;
   }
@@ -71,14 +65,12 @@ class Fleet {
 
 async function withFleet(body: (fleet: Fleet) => Promise<void>): Promise<void> {
   const redis = await startRedis();
-  const dir = await Deno.makeTempDir({ prefix: "anubis-redis-chaos-" });
-  const fleet = new Fleet(redis, `${dir}/sessions.kv`);
+  const fleet = new Fleet(redis);
   try {
     await body(fleet);
   } finally {
     await fleet.stopAll();
     await redis.stop();
-    await Deno.remove(dir, { recursive: true });
   }
 }
 
