@@ -7,7 +7,7 @@
  * per call:
  * `deno run -A --v8-flags=--min-semi-space-size=256,--max-semi-space-size=256,--expose-gc
  * bench/engine_alone.ts [CALLS] [--telemetry]`. With `--telemetry` the server
- * has the `@anubis/core/telemetry` middleware: run it with `OTEL_DENO=true`
+ * has the `@anubis/telemetry` middleware: run it with `OTEL_DENO=true`
  * (and an `OTEL_EXPORTER_OTLP_ENDPOINT` to export to) to measure what the
  * middleware costs on Deno's OpenTelemetry, apart from Deno's HTTP spans.
  *
@@ -16,7 +16,7 @@
 
 import { defineServer } from "@anubis/core";
 import { Engine, type Exchange, type JsonRpcMessage } from "@anubis/core/engine";
-import { telemetry } from "@anubis/core/telemetry";
+import { telemetry } from "@anubis/telemetry";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { Sampler } from "./measurement.ts";
 import server from "./servers/echo_server.ts";

@@ -10,8 +10,8 @@
  * @module
  */
 
-import { encodeSseMessage } from "../transport-http/sse.ts";
-import { SseStream } from "../transport-http/sse_stream.ts";
+import { encodeSseMessage } from "../transport-http/_sse_encoding.ts";
+import { SseStream } from "../transport-http/_sse_stream.ts";
 
 const flag = (name: string, fallback: number) =>
   Number(Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);

@@ -15,8 +15,8 @@
  * @module
  */
 
-import { parseArgs, type ServeOptions, USAGE } from "./args.ts";
-import { loadServer } from "./load_server.ts";
+import { parseArgs, type ServeOptions, USAGE } from "./_args.ts";
+import { loadServer } from "./_load_server.ts";
 import { configureLogger, logger, type McpServer } from "@anubis/core";
 
 /**
@@ -44,7 +44,7 @@ export async function main(args: readonly string[]): Promise<number> {
   }
   try {
     if (parsed.kind === "init") {
-      const { initProject } = await import("./init.ts");
+      const { initProject } = await import("./_init.ts");
       for (const path of await initProject(parsed.dir)) console.error(`anubis: wrote ${path}`);
       console.error(`anubis: next: cd ${parsed.dir} && deno task test && deno task serve:http`);
       return 0;
@@ -81,7 +81,7 @@ async function serve(options: ServeOptions): Promise<void> {
  */
 async function instrument(server: McpServer): Promise<McpServer> {
   if (!/^(true|1)$/i.test(Deno.env.get("OTEL_DENO") ?? "")) return server;
-  const { telemetry } = await import("@anubis/core/telemetry");
+  const { telemetry } = await import("@anubis/telemetry");
   const middleware = [telemetry(), ...(server.definition.middleware ?? [])];
   return { ...server, definition: { ...server.definition, middleware } };
 }
@@ -93,7 +93,7 @@ async function serveWith(options: ServeOptions, server: McpServer): Promise<void
   Deno.addSignalListener("SIGTERM", stop);
   try {
     if (options.http) {
-      const { serveHttp } = await import("./serve_http.ts");
+      const { serveHttp } = await import("./_serve_http.ts");
       await serveHttp(server, options, shutdown.signal);
     } else {
       const { serveStdio } = await import("@anubis/transport-stdio");

@@ -502,8 +502,7 @@ export class Frame {
    * @example
    * ```ts
    * import { defineServer, defineTool } from "@anubis/core";
-   * import { connect } from "@anubis/core/testing";
-   * import { createDefaultRegistry } from "@anubis/dialects";
+   * import { connect } from "@anubis/testing";
    * import assert from "node:assert/strict";
    * const book = defineTool({
    *   name: "book",
@@ -521,7 +520,6 @@ export class Frame {
    * const server = defineServer({ name: "s", version: "1.0.0", tools: [book] });
    * // This client declares no tasks extension: the work runs in the request.
    * const client = await connect(server, {
-   *   registry: createDefaultRegistry(),
    *   elicit: () => ({ action: "accept", content: { seat: "12A" } }),
    * });
    * const result = await client.callTool("book");

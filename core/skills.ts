@@ -207,7 +207,8 @@ export function defineSkill(
  * `SKILL.md` is one skill, named by its frontmatter, with every file below
  * it. Folders without a `SKILL.md` are skipped; a symbolic link, or a skill
  * {@link defineSkill} refuses, rejects with an error naming the folder.
- * Runs on Deno and on Node (it reads through `node:fs/promises`).
+ * Runs on Deno (through `Deno.*`) and on Node 22.3 or later (through
+ * `process.getBuiltinModule("node:fs/promises")`); nothing is imported statically.
  *
  * @param root The folder of skill folders (a path or a `file:` URL).
  * @returns The skills, sorted by name.
@@ -227,31 +228,27 @@ export function defineSkill(
  * ```
  */
 export async function skillsFromDirectory(root: string | URL): Promise<SkillDefinition[]> {
-  const fs = await import("node:fs/promises");
-  const base = typeof root === "string" ? root : (await import("node:url")).fileURLToPath(root);
+  const fs = fileSystem();
+  const base = fs.path(root);
   const skills: SkillDefinition[] = [];
-  for (const entry of await fs.readdir(base, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
+  for (const entry of await fs.list(base)) {
+    if (entry.kind !== "directory") continue;
     const folder = `${base}/${entry.name}`;
     const files: Record<string, Uint8Array> = {};
     let count = 0;
     const walk = async (dir: string, prefix: string): Promise<void> => {
-      for (const child of await fs.readdir(dir, { withFileTypes: true })) {
+      for (const child of await fs.list(dir)) {
         const path = prefix + child.name;
-        if (child.isDirectory()) await walk(`${dir}/${child.name}`, `${path}/`);
-        else if (child.isFile()) {
+        if (child.kind === "directory") await walk(`${dir}/${child.name}`, `${path}/`);
+        else if (child.kind === "file") {
           if (++count > MAX_FILES) {
             throw new TypeError(`Skill folder ${folder}: more than ${MAX_FILES} files`);
           }
-          files[path] = new Uint8Array(await fs.readFile(`${dir}/${child.name}`));
+          files[path] = await fs.read(`${dir}/${child.name}`);
         } else throw new TypeError(`Skill folder ${folder}: ${path} is not a regular file`);
       }
     };
-    try {
-      await fs.access(`${folder}/SKILL.md`);
-    } catch {
-      continue;
-    }
+    if (!await fs.exists(`${folder}/SKILL.md`)) continue;
     await walk(folder, "");
     try {
       skills.push(defineSkill(files));
@@ -260,6 +257,67 @@ export async function skillsFromDirectory(root: string | URL): Promise<SkillDefi
     }
   }
   return skills.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/** What {@link skillsFromDirectory} reads a folder with. */
+interface SkillFileSystem {
+  /** A path, or a `file:` URL, as a path. */
+  path(root: string | URL): string;
+  list(dir: string): Promise<{ name: string; kind: "directory" | "file" | "other" }[]>;
+  read(path: string): Promise<Uint8Array>;
+  exists(path: string): Promise<boolean>;
+}
+
+/** The parts of `node:fs/promises` and `node:url` read here. */
+interface NodeFs {
+  readdir(path: string, options: { withFileTypes: true }): Promise<
+    { name: string; isDirectory(): boolean; isFile(): boolean }[]
+  >;
+  readFile(path: string): Promise<Uint8Array>;
+  access(path: string): Promise<void>;
+}
+
+/** Deno's own file system when on Deno, else Node's built-in modules (no static `node:` import). */
+function fileSystem(): SkillFileSystem {
+  const deno = (globalThis as { Deno?: typeof Deno }).Deno;
+  if (deno?.readDir) {
+    return {
+      path: (root) => {
+        if (typeof root === "string") return root;
+        if (root.protocol !== "file:") throw new TypeError(`Not a file: URL: ${root.href}`);
+        const path = decodeURIComponent(root.pathname);
+        return deno.build.os === "windows" ? path.replace(/^\/(?=[A-Za-z]:)/, "") : path;
+      },
+      list: async (dir) => {
+        const entries = [];
+        for await (const entry of deno.readDir(dir)) {
+          const kind = entry.isDirectory ? "directory" : entry.isFile ? "file" : "other";
+          entries.push({ name: entry.name, kind } as const);
+        }
+        return entries;
+      },
+      read: (path) => deno.readFile(path),
+      exists: (path) => deno.stat(path).then(() => true, () => false),
+    };
+  }
+  const process = (globalThis as {
+    process?: { getBuiltinModule?: (id: string) => unknown };
+  }).process;
+  if (!process?.getBuiltinModule) {
+    throw new TypeError("skillsFromDirectory needs Deno, or Node 22.3 or later");
+  }
+  const fs = process.getBuiltinModule("node:fs/promises") as NodeFs;
+  const url = process.getBuiltinModule("node:url") as { fileURLToPath(url: URL): string };
+  return {
+    path: (root) => typeof root === "string" ? root : url.fileURLToPath(root),
+    list: async (dir) =>
+      (await fs.readdir(dir, { withFileTypes: true })).map((entry) => ({
+        name: entry.name,
+        kind: entry.isDirectory() ? "directory" : entry.isFile() ? "file" : "other",
+      })),
+    read: async (path) => new Uint8Array(await fs.readFile(path)),
+    exists: (path) => fs.access(path).then(() => true, () => false),
+  };
 }
 
 const MIME_TYPES: Record<string, string> = {

@@ -296,7 +296,7 @@ export class TaskLimitError extends Error {
 
 /**
  * Keeps tasks. The rules every implementation keeps (the contract suite
- * `taskStoreContract` of `@anubis/core/testing` checks them):
+ * `taskStoreContract` of `@anubis/testing` checks them):
  *
  * - `create` stores the record before it resolves, and rejects an id it
  *   already holds.

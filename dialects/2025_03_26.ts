@@ -9,7 +9,7 @@
 import { ErrorCode, McpError } from "@anubis/core";
 import type { Dialect } from "@anubis/core/engine";
 import { defineDialect, type DialectSpec } from "./define_dialect.ts";
-import { legacyEncoder } from "./encoding.ts";
+import { legacyEncoder } from "./_encoding.ts";
 
 /**
  * The facts of 2025-03-26, which {@link spec2025_06_18} builds on.

@@ -10,7 +10,7 @@
 import type { Dialect } from "@anubis/core/engine";
 import { spec2025_03_26 } from "./2025_03_26.ts";
 import { defineDialect, type DialectSpec, without } from "./define_dialect.ts";
-import { legacyEncoder, strip } from "./encoding.ts";
+import { legacyEncoder, strip } from "./_encoding.ts";
 
 const base = spec2025_03_26;
 

@@ -9,7 +9,7 @@
 import type { Dialect } from "@anubis/core/engine";
 import { spec2025_06_18 } from "./2025_06_18.ts";
 import { defineDialect, type DialectSpec } from "./define_dialect.ts";
-import { legacyEncoder } from "./encoding.ts";
+import { legacyEncoder } from "./_encoding.ts";
 
 const base = spec2025_06_18;
 

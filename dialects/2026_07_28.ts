@@ -14,7 +14,7 @@ import { ErrorCode, McpError } from "@anubis/core";
 import type { Dialect } from "@anubis/core/engine";
 import { spec2025_11_25 } from "./2025_11_25.ts";
 import { defineDialect, type DialectSpec, without, withoutKeys } from "./define_dialect.ts";
-import { encodeStatelessResult, strip } from "./encoding.ts";
+import { encodeStatelessResult, strip } from "./_encoding.ts";
 
 const base = spec2025_11_25;
 

@@ -8,9 +8,15 @@
 import { ErrorCode, McpError, type ServerCapabilities } from "@anubis/core";
 import { type Dialect, type Feature, INPUT_REQUIRED_METHODS } from "@anubis/core/engine";
 import * as s from "@anubis/core/schema";
-import { INPUT_PARAMS, legacyMeta, NOTIFICATION_PARAMS, PARAMS, statelessMeta } from "./schemas.ts";
-import { resultSchemas } from "./result_schemas.ts";
-import { serverNotificationParamsSchemas, serverRequestParamsSchemas } from "./message_schemas.ts";
+import {
+  INPUT_PARAMS,
+  legacyMeta,
+  NOTIFICATION_PARAMS,
+  PARAMS,
+  statelessMeta,
+} from "./_schemas.ts";
+import { resultSchemas } from "./_result_schemas.ts";
+import { serverNotificationParamsSchemas, serverRequestParamsSchemas } from "./_message_schemas.ts";
 
 /**
  * The facts of one version.

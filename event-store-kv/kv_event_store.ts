@@ -20,8 +20,8 @@ import {
   readHead,
   retryLocked,
 } from "@anubis/core/kv";
-import { KeyedQueue } from "./keyed_queue.ts";
-import { Wakeups } from "./wakeups.ts";
+import { KeyedQueue } from "./_keyed_queue.ts";
+import { Wakeups } from "./_wakeups.ts";
 
 /**
  * Options of a {@link KvEventStore}.

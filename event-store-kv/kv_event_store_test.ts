@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { StoredEvent } from "@anubis/core";
-import { eventStoreContract } from "@anubis/core/testing";
+import { eventStoreContract } from "@anubis/testing";
 import { COUNTER_GRACE_MS, KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
 import type { KvKey, KvLike } from "@anubis/core/kv";
 import { tempKv } from "../core/kv/testdata/temp_kv.ts";

@@ -19,7 +19,7 @@
  * @module
  */
 
-export * from "./kv_event_store.ts";
-export * from "./kv_notification_bus.ts";
-export * from "./open_kv_event_store.ts";
-export * from "./stored_streams_bus.ts";
+export { COUNTER_GRACE_MS, KvEventStore, type KvEventStoreOptions } from "./kv_event_store.ts";
+export { KvNotificationBus, type KvNotificationBusOptions } from "./kv_notification_bus.ts";
+export { openKvEventStore, openKvNotificationBus, openKvPath } from "./open_kv_event_store.ts";
+export { StoredStreamsBus, type StoredStreamsBusOptions } from "./stored_streams_bus.ts";

@@ -5,7 +5,7 @@
  */
 
 import type { EventStore, StoredEvent } from "@anubis/core";
-import { Fifo } from "./fifo.ts";
+import { Fifo } from "./_fifo.ts";
 
 /**
  * Retention limits of a {@link MemoryEventStore}. The oldest events go first.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { StoredEvent } from "@anubis/core";
-import { eventStoreContract } from "@anubis/core/testing";
+import { eventStoreContract } from "@anubis/testing";
 import { MemoryEventStore } from "./memory_event_store.ts";
 
 for (const c of eventStoreContract(() => ({ store: new MemoryEventStore() }))) {

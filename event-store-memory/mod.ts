@@ -15,4 +15,4 @@
  * @module
  */
 
-export * from "./memory_event_store.ts";
+export { MemoryEventStore, type MemoryEventStoreOptions } from "./memory_event_store.ts";

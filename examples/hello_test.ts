@@ -1,18 +1,16 @@
 /**
  * The hello example in process with the test client of
- * `@anubis/core/testing`: no transport, both protocol eras.
+ * `@anubis/testing`: no transport, both protocol eras.
  */
 
 import assert from "node:assert/strict";
-import { connect } from "@anubis/core/testing";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { connect } from "@anubis/testing";
 import hello from "./hello.ts";
 
 for (const version of ["2025-11-25", "2026-07-28"]) {
   Deno.test(`hello (${version}): echo, ask_name, count, the template and the prompt`, async () => {
     const progress: unknown[] = [];
     const client = await connect(hello, {
-      registry: createDefaultRegistry(),
       version,
       elicit: () => ({ action: "accept", content: { name: "Ada" } }),
       onProgress: (params) => progress.push(params.progress),

@@ -1,22 +1,20 @@
 /**
  * The notes example in process with the test client of
- * `@anubis/core/testing` and the real dialects: roles from `init` and request
+ * `@anubis/testing` and the real dialects: roles from `init` and request
  * assigns, `serverTools`, frame-dependent instructions, cache hints, the zod
  * tool's defaults, the template, the index resource and the prompt.
  */
 
 import assert from "node:assert/strict";
-import { connect } from "@anubis/core/testing";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { connect } from "@anubis/testing";
 import notes from "./notes.ts";
 
-const registry = createDefaultRegistry();
 const names = (tools: Record<string, unknown>[]) => tools.map((tool) => tool.name);
 
 Deno.test("notes: roles, hidden tools, instructions, caching, resources and prompts", async (t) => {
   // Stateless (2026-07-28) clients; an HTTP middleware would attach the owner's role.
-  const reader = await connect(notes, { registry, transport: "http" });
-  const owner = await connect(notes, { registry, transport: "http", assigns: { role: "owner" } });
+  const reader = await connect(notes, { transport: "http" });
+  const owner = await connect(notes, { transport: "http", assigns: { role: "owner" } });
   try {
     await t.step("readers do not see delete_note; owners do", async () => {
       const listed = await reader.listTools();
@@ -119,7 +117,7 @@ Deno.test("notes: roles, hidden tools, instructions, caching, resources and prom
 });
 
 Deno.test("notes: on stdio the local user is the owner", async () => {
-  const client = await connect(notes, { registry, version: "2025-11-25", transport: "stdio" });
+  const client = await connect(notes, { version: "2025-11-25", transport: "stdio" });
   try {
     assert.match(client.initializeResult!.instructions as string, /^Notes you own/);
     assert.ok(names((await client.listTools()).tools).includes("delete_note"));

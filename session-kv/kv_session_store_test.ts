@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { SessionRecord } from "@anubis/core";
-import { sessionStoreContract } from "@anubis/core/testing";
+import { sessionStoreContract } from "@anubis/testing";
 import { KvSessionStore } from "./kv_session_store.ts";
 import { tempKv } from "../core/kv/testdata/temp_kv.ts";
 

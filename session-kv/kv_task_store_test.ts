@@ -1,4 +1,4 @@
-import { taskStoreContract } from "@anubis/core/testing";
+import { taskStoreContract } from "@anubis/testing";
 import { KvTaskStore } from "./mod.ts";
 
 // The contract on a real KV file in a temp dir, one database per case.

@@ -20,7 +20,7 @@
  * @module
  */
 
-export * from "./kv_session_store.ts";
-export * from "./open_kv_session_store.ts";
-export * from "./kv_task_store.ts";
-export * from "./kv_rate_limit_store.ts";
+export { KvSessionStore, type KvSessionStoreOptions } from "./kv_session_store.ts";
+export { openKvSessionStore } from "./open_kv_session_store.ts";
+export { KvTaskStore, type KvTaskStoreOptions } from "./kv_task_store.ts";
+export { KvRateLimitStore, type KvRateLimitStoreOptions } from "./kv_rate_limit_store.ts";

@@ -10,7 +10,7 @@
 
 import { type AuthInfo as CoreAuthInfo, ErrorCode, type RequestId } from "@anubis/core";
 import { principalOf } from "@anubis/core/engine";
-import { errorResponseOf, jsonResponse } from "./responses.ts";
+import { errorResponseOf, jsonResponse } from "./_json_responses.ts";
 
 /**
  * What a verified token says about its caller (core's `AuthInfo`, re-exported
@@ -404,8 +404,7 @@ export class ResourceServer {
       id,
       status === 503 ? ErrorCode.INTERNAL_ERROR : ErrorCode.INVALID_REQUEST,
       message,
-      undefined,
-      headers,
+      { headers },
     );
   }
 }

@@ -23,7 +23,14 @@ import {
 } from "@anubis/core";
 import { classifyEra, type Decoded, Engine, principalOf, type Registry } from "@anubis/core/engine";
 import { createDefaultRegistry } from "@anubis/dialects";
-import { bodyBoundOf, BodyBudgetError, BodyClock, BodyTimeoutError, readMessage } from "./body.ts";
+import {
+  bodyBoundOf,
+  BodyBudgetError,
+  BodyClock,
+  type BodyLimits,
+  BodyTimeoutError,
+  readMessage,
+} from "./_body.ts";
 import {
   ByteBudget,
   DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
@@ -32,20 +39,20 @@ import {
   DEFAULT_MAX_SESSION_BYTES_PER_CLIENT,
   DEFAULT_MAX_SESSION_BYTES_TOTAL,
   RetainedBudget,
-} from "./budgets.ts";
+} from "./_byte_budgets.ts";
 import { OriginGuard, type OriginPolicy } from "./origin.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
 import { type AuthOptions, type Refusal, ResourceServer } from "./auth.ts";
 import { type RateLimitOptions, TokenBuckets } from "./rate_limit.ts";
-import { LegacyEndpoint } from "./legacy.ts";
-import { errorResponseOf, jsonResponse } from "./responses.ts";
-import { type HttpLimits, StreamCounter } from "./limits.ts";
+import { LegacyEndpoint } from "./legacy/_endpoint.ts";
+import { errorResponseOf, jsonResponse } from "./_json_responses.ts";
+import { type HttpLimits, StreamCounter } from "./_stream_limits.ts";
 import { clientOf, type RequestContext, type ServeInfoLike } from "./request_context.ts";
-import { PostStreams } from "./post_stream.ts";
-import type { SessionBusMessage } from "./session_bus_message.ts";
-import { SessionTable } from "./session_table.ts";
-import { StatelessEndpoint } from "./stateless.ts";
-import { TrustedProxies } from "./trusted_proxy.ts";
+import { PostStreams } from "./legacy/_post_stream.ts";
+import type { SessionBusMessage } from "./legacy/session_bus_message.ts";
+import { SessionTable } from "./legacy/_session_table.ts";
+import { StatelessEndpoint } from "./_stateless_endpoint.ts";
+import { TrustedProxies } from "./_trusted_proxy.ts";
 
 /**
  * Options of {@link createHttpHandler}. Every limit has a safe default.
@@ -415,8 +422,7 @@ function unreadable(error: unknown): Response {
       null,
       ErrorCode.INVALID_REQUEST,
       `Request Timeout: ${error.message}`,
-      undefined,
-      { connection: "close" },
+      { headers: { connection: "close" } },
     );
   }
   if (error instanceof BodyBudgetError) {
@@ -427,8 +433,7 @@ function unreadable(error: unknown): Response {
       null,
       ErrorCode.INTERNAL_ERROR,
       `${status === 429 ? "Too Many Requests" : "Service Unavailable"}: ${error.message}; retry`,
-      undefined,
-      { "retry-after": "1", connection: "close" },
+      { headers: { "retry-after": "1", connection: "close" } },
     );
   }
   // The client went away mid-body (or sent a broken one): its fault, not
@@ -529,14 +534,14 @@ export function createHttpHandler(
   const posts = eventStore &&
     new PostStreams(eventStore, { retryMs: options.retryMs ?? 3_000, keepAliveMs });
   // With auth, a legacy session belongs to the principal that opened it.
-  const legacy = new LegacyEndpoint(
+  const legacy = new LegacyEndpoint({
     engine,
     sessions,
     streams,
     limits,
     posts,
-    options.auth && principalOf,
-  );
+    principalOf: options.auth && principalOf,
+  });
   const stateless = new StatelessEndpoint(engine, streams, limits);
   const cors = options.cors && new Cors(options.cors);
   const guard = new OriginGuard(
@@ -564,6 +569,14 @@ export function createHttpHandler(
     options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
     options.maxBodyBytesInFlightPerClient ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT,
   );
+  // Made once: a read allocates nothing for its limits.
+  const bodyLimits: BodyLimits = {
+    maxBytes: maxBodyBytes,
+    clock,
+    budget: bodies,
+    openingMaxBytes: maxInitializeBodyBytes,
+  };
+  const idReadLimits: BodyLimits = { maxBytes: ID_READ_BYTES, clock };
 
   const buckets = options.rateLimit && new TokenBuckets(options.rateLimit);
   // Requests refused for their token take from their client address's bucket:
@@ -606,8 +619,7 @@ export function createHttpHandler(
       await readableId(request),
       -32000,
       "Too Many Requests: rate limit exceeded",
-      { retryAfterMs: wait },
-      { "retry-after": String(Math.ceil(wait / 1000)) },
+      { data: { retryAfterMs: wait }, headers: { "retry-after": String(Math.ceil(wait / 1000)) } },
     );
   };
 
@@ -622,7 +634,7 @@ export function createHttpHandler(
       await request.body?.cancel();
       return null;
     }
-    return await readMessage(request, ID_READ_BYTES, clock).then(idOfDecoded, () => null);
+    return await readMessage(request, idReadLimits).then(idOfDecoded, () => null);
   };
 
   // The last `Content-Type` and its verdict: clients repeat theirs on every
@@ -650,7 +662,7 @@ export function createHttpHandler(
   };
 
   const readAndServe = (request: Request, context?: RequestContext): Promise<Response> =>
-    readMessage(request, maxBodyBytes, clock, bodies, context, maxInitializeBodyBytes).then(
+    readMessage(request, bodyLimits, context).then(
       (decoded) => serveDecoded(request, decoded, context),
       unreadable,
     );
@@ -787,8 +799,7 @@ export function createHttpHandler(
             null,
             ErrorCode.INVALID_REQUEST,
             `Method Not Allowed: ${request.method}`,
-            undefined,
-            { allow: ALLOW },
+            { headers: { allow: ALLOW } },
           ),
         );
     }

@@ -31,4 +31,4 @@ export {
 export { jwtVerifier, type JwtVerifierOptions } from "./jwt_verifier.ts";
 export { type IntrospectionOptions, introspectionVerifier } from "./introspection.ts";
 export type { RateLimitOptions } from "./rate_limit.ts";
-export type { SessionBusMessage } from "./session_bus_message.ts";
+export type { SessionBusMessage } from "./legacy/session_bus_message.ts";

@@ -6,7 +6,7 @@
  */
 
 import type { Exchange } from "@anubis/core/engine";
-import { headerRecord } from "./header_record.ts";
+import { headerRecord } from "./_header_record.ts";
 
 /**
  * Facts a middleware attached to a request, passed as the handler's second

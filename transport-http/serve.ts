@@ -17,7 +17,7 @@ import {
   type HttpHandlerOptions,
 } from "./handler.ts";
 import { isLoopbackHost } from "./origin.ts";
-import { isOutOfDescriptors, listenConnections, serveOnConnection } from "./connections.ts";
+import { isOutOfDescriptors, listenConnections, serveOnConnection } from "./_connections.ts";
 
 /**
  * Options of {@link serve}.

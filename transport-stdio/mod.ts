@@ -13,7 +13,5 @@
  * @module
  */
 
-export * from "./stdio_transport.ts";
-export * from "./line_splitter.ts";
-export * from "./line_writer.ts";
-export * from "./console_redirect.ts";
+export { serveStdio, type StdioOptions } from "./stdio_transport.ts";
+export { redirectConsole } from "./console_redirect.ts";

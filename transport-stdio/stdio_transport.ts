@@ -25,8 +25,8 @@ import {
 import type { TaskStore } from "@anubis/core";
 import { createDefaultRegistry } from "@anubis/dialects";
 import { redirectConsole } from "./console_redirect.ts";
-import { type Line, LineSplitter } from "./line_splitter.ts";
-import { LineWriter } from "./line_writer.ts";
+import { type Line, LineSplitter } from "./_line_splitter.ts";
+import { LineWriter } from "./_line_writer.ts";
 
 /**
  * Options of {@link serveStdio}.
@@ -166,6 +166,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     if (--running === 0) idle?.();
   };
 
+  const connection: Connection = { engine, session, exchange, write, finished, limits: options };
+
   const reader = new ChunkReader(readable!, onDeno && !options.readable);
   let abort!: () => void;
   const aborted = new Promise<void>((resolve) => abort = resolve);
@@ -200,7 +202,7 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
       else answered(reply);
       return;
     }
-    serveDecoded(engine, decoded, session, exchange, write, finished, options);
+    serveDecoded(decoded, connection);
   };
   // Queued in order; the shutdown waits for the writer to drain.
   const answered = (reply: Reply | undefined) => {
@@ -342,14 +344,20 @@ function isBlank(payload: string | Uint8Array): boolean {
   }
 }
 
+/** What {@link serveDecoded} serves one connection's messages with. */
+interface Connection {
+  engine: Engine;
+  session: Session;
+  exchange: { session: Session; transport: string; emit: (m: JsonRpcMessage) => Promise<void> };
+  write: (message: JsonRpcMessage | JsonRpcMessage[]) => Promise<void>;
+  /** Called once the message is served. */
+  finished: () => void;
+  limits: Pick<StdioOptions, "maxBatchEntries" | "maxBatchAnswerBytes">;
+}
+
 async function serveDecoded(
-  engine: Engine,
   decoded: Decoded,
-  session: Session,
-  exchange: { session: Session; transport: string; emit: (m: JsonRpcMessage) => Promise<void> },
-  write: (message: JsonRpcMessage | JsonRpcMessage[]) => Promise<void>,
-  finished: () => void,
-  limits: Pick<StdioOptions, "maxBatchEntries" | "maxBatchAnswerBytes">,
+  { engine, session, exchange, write, finished, limits }: Connection,
 ): Promise<void> {
   try {
     if (decoded.kind === "invalid") {

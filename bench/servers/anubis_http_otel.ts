@@ -1,6 +1,6 @@
 /**
  * The bare handler of `anubis_http.ts` with telemetry on: the
- * `@anubis/core/telemetry` middleware, and Deno's built-in OpenTelemetry
+ * `@anubis/telemetry` middleware, and Deno's built-in OpenTelemetry
  * exporting to `OTEL_EXPORTER_OTLP_ENDPOINT` (a collector, or
  * `otlp_sink.ts`, started outside the measured process tree). Deno reads
  * `OTEL_DENO` only at start, so without it this script runs itself again
@@ -17,14 +17,16 @@
  */
 
 import { defineServer } from "@anubis/core";
-import { telemetry } from "@anubis/core/telemetry";
+import { telemetry } from "@anubis/telemetry";
 import { createHttpHandler } from "@anubis/transport-http";
 import server from "./echo_server.ts";
 import { serveBench } from "./listening.ts";
 
 // `--api-only`: the middleware on the API's no-op providers (Deno's OpenTelemetry off);
 // `--runtime-only`: Deno's OpenTelemetry on (its HTTP server spans) without the middleware;
-// `--active-span`: the middleware's `activeSpan` option on;
+// `--active-span`: the middleware's `activeSpan` option on; `--child-span`: a span of its
+// own under Deno's HTTP span (`httpSpan: "child"`); `--no-operation-metric`: no per-call
+// histogram (`operationMetric: false`);
 // an `OTEL_NAME=value` argument sets that variable in the traced child (to compare
 // settings in one run: OTEL_DENO_METRICS=false, OTEL_TRACES_SAMPLER=..., a protocol).
 const apiOnly = Deno.args.includes("--api-only");
@@ -58,6 +60,10 @@ if (!apiOnly && Deno.env.get("OTEL_DENO") !== "true") {
 
 const traced = runtimeOnly ? server : defineServer({
   ...server.definition,
-  middleware: [telemetry({ activeSpan: Deno.args.includes("--active-span") })],
+  middleware: [telemetry({
+    activeSpan: Deno.args.includes("--active-span"),
+    httpSpan: Deno.args.includes("--child-span") ? "child" : "annotate",
+    operationMetric: !Deno.args.includes("--no-operation-metric"),
+  })],
 });
 serveBench("anubis-otel", createHttpHandler(traced));

@@ -8,8 +8,7 @@
 
 import assert from "node:assert/strict";
 import { defineServer } from "@anubis/core";
-import { connect } from "@anubis/core/testing";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { connect } from "@anubis/testing";
 import { handshake, start as startStdio } from "../helpers/stdio_child.ts";
 import { headers2026, initialize, post, request2026, start } from "../helpers/http_helpers.ts";
 import server from "../helpers/schema_libraries_server.ts";
@@ -55,7 +54,7 @@ Deno.test("a valibot schema its converter cannot list stops the start: ready, co
     error instanceof TypeError && /^Tool when cannot be served: /.test(error.message) &&
     /date/.test(error.message);
   await assert.rejects(unlistable.ready, named);
-  await assert.rejects(connect(unlistable, { registry: createDefaultRegistry() }), named);
+  await assert.rejects(connect(unlistable), named);
   // The cli says so in one line and exits 1 instead of answering tools/list with -32603.
   const cli = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "cli/main.ts", "serve", "tests/helpers/valibot_unlistable_server.ts"],

@@ -13,10 +13,8 @@ import {
   type ServerDefinition,
   skillsFromDirectory,
 } from "@anubis/core";
-import { connect } from "@anubis/core/testing";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { connect } from "@anubis/testing";
 
-const registry = createDefaultRegistry();
 const EXTENSION = "io.modelcontextprotocol/skills";
 
 const manifest = (name: string, description = `The ${name} skill`) =>
@@ -106,7 +104,7 @@ Deno.test("skillsFromDirectory reads each folder with a SKILL.md, and refuses a 
 });
 
 Deno.test("2026-07-28: the extension, skills/list with pages, skills/get and the digests", async () => {
-  const client = await connect(server({ pageSize: 1 }), { registry });
+  const client = await connect(server({ pageSize: 1 }));
   try {
     const discovered = await client.request("server/discover");
     const capabilities = discovered.capabilities as Record<string, Record<string, unknown>>;
@@ -141,7 +139,7 @@ Deno.test("2026-07-28: the extension, skills/list with pages, skills/get and the
 });
 
 Deno.test("2026-07-28: resources/directory/read lists direct children, folders as inode/directory", async () => {
-  const client = await connect(server(), { registry });
+  const client = await connect(server());
   try {
     const root = await client.request("resources/directory/read", { uri: "skill://forms" });
     assert.deepEqual(root.resources, [
@@ -172,7 +170,6 @@ Deno.test("2026-07-28: resources/directory/read lists direct children, folders a
 Deno.test("skill files are resources: each SKILL.md listed, every file read as text or blob", async () => {
   const client = await connect(
     server({ resources: [{ uri: "test://a", name: "a", read: () => "a" }] }),
-    { registry },
   );
   try {
     const { resources } = await client.listResources();
@@ -216,8 +213,8 @@ Deno.test("serverSkills withholds a skill from a caller: listing, get, read and 
     serverSkills: (skills, frame) =>
       frame.context.assigns?.role === "ops" ? skills : skills.filter((s) => s !== secret),
   });
-  const ops = await connect(guarded, { registry, assigns: { role: "ops" } });
-  const guest = await connect(guarded, { registry, assigns: { role: "guest" } });
+  const ops = await connect(guarded, { assigns: { role: "ops" } });
+  const guest = await connect(guarded, { assigns: { role: "guest" } });
   try {
     const uris = async (client: typeof ops) =>
       ((await client.request("skills/list")).skills as { uri: string }[]).map((s) => s.uri);
@@ -245,7 +242,7 @@ Deno.test("serverSkills alone declares skills, and may make one per caller", asy
       defineSkill({ "SKILL.md": manifest("mine", `For ${frame.context.assigns?.user}`) }),
     ],
   });
-  const client = await connect(perCaller, { registry, assigns: { user: "ada" } });
+  const client = await connect(perCaller, { assigns: { user: "ada" } });
   try {
     const { skill } = await client.request("skills/get", { uri: "skill://mine/SKILL.md" });
     assert.deepEqual((skill as { frontmatter: unknown }).frontmatter, {
@@ -258,7 +255,7 @@ Deno.test("serverSkills alone declares skills, and may make one per caller", asy
 });
 
 Deno.test("skillsDirectoryRead: false declares the extension without directoryRead", async () => {
-  const client = await connect(server({ skillsDirectoryRead: false }), { registry });
+  const client = await connect(server({ skillsDirectoryRead: false }));
   try {
     const discovered = await client.request("server/discover");
     const extensions = (discovered.capabilities as { extensions: Record<string, unknown> })
@@ -278,7 +275,7 @@ Deno.test("a server without skills declares nothing and answers the skills metho
     tools: [{ name: "t", handler: () => "" }],
   });
   assert.equal(plain.skills.size, 0);
-  const client = await connect(plain, { registry });
+  const client = await connect(plain);
   try {
     const discovered = await client.request("server/discover");
     assert.equal((discovered.capabilities as Record<string, unknown>).extensions, undefined);
@@ -292,7 +289,7 @@ Deno.test("a server without skills declares nothing and answers the skills metho
 });
 
 Deno.test("2025-11-25: no extensions, so no skills methods; the files are plain resources", async () => {
-  const client = await connect(server(), { registry, version: "2025-11-25" });
+  const client = await connect(server(), { version: "2025-11-25" });
   try {
     const capabilities = client.initializeResult!.capabilities as Record<string, unknown>;
     assert.equal(capabilities.extensions, undefined);

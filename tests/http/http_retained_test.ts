@@ -17,7 +17,7 @@ import {
   SseReader,
   testServer,
 } from "../helpers/http_helpers.ts";
-import { retainedBytes } from "../../transport-http/budgets.ts";
+import { retainedBytes } from "../../transport-http/_byte_budgets.ts";
 
 const KiB = 1024, MiB = 1024 * KiB;
 

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { startHttpServer } from "../helpers/everything_http_server.ts";
-import { parseArgs } from "../../cli/args.ts";
+import { parseArgs } from "../../cli/_args.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 

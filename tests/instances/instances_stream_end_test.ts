@@ -13,7 +13,7 @@ import { type Instance, startInstance } from "../helpers/instances_process.ts";
 import { callStreaming, nextMessage, readToEnd, resume } from "../helpers/stream_end.ts";
 import { initialize } from "../helpers/http_helpers.ts";
 
-/** The transport's default lease (`DEFAULT_LEASE_MS` of transport-http/post_stream.ts). */
+/** The transport's default lease (`DEFAULT_LEASE_MS` of transport-http/legacy/_post_stream.ts). */
 const LEASE_MS = 10_000;
 
 /**

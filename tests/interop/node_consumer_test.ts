@@ -48,14 +48,17 @@ const SIBLINGS: Record<string, string[]> = {
   "@anubis/redis": ["@anubis/core"],
   "@anubis/transport-stdio": ["@anubis/core", "@anubis/dialects"],
   "@anubis/transport-http": ["@anubis/core", "@anubis/dialects"],
-  // dialects: named by the test that init writes (transitively needed anyway).
+  "@anubis/testing": ["@anubis/core", "@anubis/dialects"],
+  "@anubis/telemetry": ["@anubis/core"],
+  // telemetry: loaded when Deno's OpenTelemetry is on; testing: named by the test init writes.
   "@anubis/cli": [
     "@anubis/core",
-    "@anubis/dialects",
     "@anubis/event-store-kv",
     "@anubis/event-store-memory",
     "@anubis/redis",
     "@anubis/session-kv",
+    "@anubis/telemetry",
+    "@anubis/testing",
     "@anubis/transport-http",
     "@anubis/transport-stdio",
   ],

@@ -21,6 +21,8 @@ const PACKAGES = [
   ["event-store-memory", "mod.ts"],
   ["event-store-kv", "mod.ts"],
   ["session-kv", "mod.ts"],
+  ["testing", "mod.ts"],
+  ["telemetry", "mod.ts"],
   ["cli", "main.ts"],
 ];
 
@@ -56,19 +58,19 @@ Deno.test("own project: cli init writes a project that tests and serves outside 
       assert.deepEqual(config.imports, {
         "@anubis/cli": "jsr:@anubis/cli@^0.1.0",
         "@anubis/core": "jsr:@anubis/core@^0.1.0",
-        "@anubis/dialects": "jsr:@anubis/dialects@^0.1.0",
+        "@anubis/testing": "jsr:@anubis/testing@^0.1.0",
       });
-      // The test calls the server in process with the test client; the handler is unannotated.
+      // The test calls the server in process with the test client, no registry passed;
+      // the handler is unannotated.
       const test = await Deno.readTextFile(`${dir}/server_test.ts`);
-      assert.match(test, /import \{ connect \} from "@anubis\/core\/testing";/);
+      assert.match(test, /await connect\(server\);/);
+      assert.match(test, /import \{ connect \} from "@anubis\/testing";/);
       assert.match(await Deno.readTextFile(`${dir}/server.ts`), /handler: \(\{ name \}\) =>/);
       // Point the imports at this checkout, as JSR would serve its packages.
       config.imports = {
         ...Object.fromEntries(
           PACKAGES.map(([name, entry]) => [`@anubis/${name}`, `${REPO}${name}/${entry}`]),
         ),
-        // JSR serves the export "./testing" of @anubis/core as @anubis/core/testing.
-        "@anubis/core/testing": `${REPO}core/testing.ts`,
         ajv: "npm:ajv@8.17.1",
       };
       await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify(config, null, 2));

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { parseArgs } from "../../cli/args.ts";
+import { parseArgs } from "../../cli/_args.ts";
 import { startHttpServer } from "../helpers/everything_http_server.ts";
 import { initialize } from "../helpers/http_helpers.ts";
 import { redisAvailable, startRedis } from "../helpers/redis_server.ts";

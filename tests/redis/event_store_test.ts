@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { eventStoreContract } from "@anubis/core/testing";
+import { eventStoreContract } from "@anubis/testing";
 import type { StoredEvent } from "@anubis/core";
 import { openRedis, type RedisConnection, RedisEventStore } from "@anubis/redis";
 import type { RedisEventStoreOptions } from "@anubis/redis";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { SessionRecord } from "@anubis/core";
-import { sessionStoreContract } from "@anubis/core/testing";
+import { sessionStoreContract } from "@anubis/testing";
 import { openRedis, RedisSessionStore, RedisStoreFullError } from "@anubis/redis";
 import { redisAvailable, startRedis } from "../helpers/redis_server.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { TaskLimitError, type TaskRecord } from "@anubis/core";
-import { taskStoreContract } from "@anubis/core/testing";
+import { taskStoreContract } from "@anubis/testing";
 import { openRedis, RedisTaskStore } from "@anubis/redis";
 import { redisAvailable, startRedis } from "../helpers/redis_server.ts";
 

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport as StreamableHttpV2 } from "@modelcontext
 import { startHttpServer } from "../helpers/everything_http_server.ts";
 import { connectV1 } from "../helpers/everything_sdk_v1.ts";
 import { connectV2 } from "../helpers/everything_sdk_v2.ts";
-import { DURATION_BUCKETS } from "@anubis/core/telemetry";
+import { DURATION_BUCKETS } from "@anubis/telemetry";
 import { otelEnv, type ReceivedSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 
 /** A client's span context, as `traceparent` carries it. */
@@ -64,12 +64,16 @@ Deno.test("telemetry over HTTP: spans and metrics per the MCP conventions, both 
         _meta: { traceparent: modern.traceparent },
       });
       assert.equal(result.isError, undefined);
+      // No trace context in _meta: the call goes on the HTTP request's own server span.
+      await v2.client.callTool({ name: "test_simple_prompt_args_tool", arguments: {} }).catch(
+        () => {},
+      );
     } finally {
       await v2.client.close();
     }
 
     const byTrace = (traceId: string) => (span: ReceivedSpan) =>
-      span.traceId === traceId && span.scope === "@anubis/core";
+      span.traceId === traceId && span.scope === "@anubis/telemetry";
     const find = (traceId: string) => receiver.spans.find(byTrace(traceId));
     await receiver.until(
       () => [simple, failing, unknown, modern, prompt, resource].every((c) => find(c.traceId)),
@@ -132,6 +136,22 @@ Deno.test("telemetry over HTTP: spans and metrics per the MCP conventions, both 
     assert.equal(stateless.attributes["mcp.protocol.version"], "2026-07-28");
     assert.equal(stateless.attributes["mcp.session.id"], undefined);
     assert.equal(stateless.attributes["network.transport"], "tcp");
+
+    // Without a trace context in _meta, the HTTP server span (Deno's) is the call's: named after
+    // it, with its attributes and outcome; no second span.
+    await receiver.until(
+      () => receiver.spans.some((s) => s.name === "tools/call test_simple_prompt_args_tool"),
+      "the annotated HTTP span",
+    );
+    const annotated = receiver.spans.filter((s) =>
+      s.name === "tools/call test_simple_prompt_args_tool"
+    );
+    assert.equal(annotated.length, 1, JSON.stringify(annotated));
+    assert.notEqual(annotated[0].scope, "@anubis/telemetry");
+    assert.equal(annotated[0].attributes["mcp.method.name"], "tools/call");
+    assert.equal(annotated[0].attributes["mcp.protocol.version"], "2026-07-28");
+    assert.equal(annotated[0].attributes["error.type"], "-32602");
+    assert.equal(annotated[0].kind, 2); // SERVER
 
     // Spans without a client trace context still come, e.g. initialize.
     const initialize = receiver.spans.find((s) => s.name === "initialize");

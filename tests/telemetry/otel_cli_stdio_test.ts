@@ -23,7 +23,7 @@ const line = (message: Record<string, unknown>) => JSON.stringify(message) + "\n
 Deno.test("telemetry over stdio: spans and metrics per the MCP conventions, both eras", async () => {
   const receiver = startOtlpReceiver();
   const find = (traceId: string) =>
-    receiver.spans.find((s) => s.traceId === traceId && s.scope === "@anubis/core");
+    receiver.spans.find((s) => s.traceId === traceId && s.scope === "@anubis/telemetry");
   const has = (metric: string, match: Record<string, unknown>) =>
     receiver.points.some((p) =>
       p.metric === metric && Object.entries(match).every(([k, v]) => p.attributes[k] === v)

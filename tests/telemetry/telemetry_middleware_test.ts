@@ -28,8 +28,8 @@ import { defineServer, type Frame, type JsonRpcRequest } from "@anubis/core";
 import { engineHarness } from "../helpers/engine_harness.ts";
 import { Engine } from "@anubis/core/engine";
 import { initializeRequest } from "../helpers/http_helpers.ts";
-import { connect } from "@anubis/core/testing";
-import { telemetry } from "@anubis/core/telemetry";
+import { connect } from "@anubis/testing";
+import { telemetry } from "@anubis/telemetry";
 import { createDefaultRegistry } from "@anubis/dialects";
 
 interface Recorded {
@@ -117,7 +117,7 @@ Deno.test("telemetry: traceparent parsed without a propagator; opt-in arguments 
   spans.length = 0;
   const client = await connect(
     server({ recordToolArguments: true, recordToolResults: true, uriInSpanName: true }),
-    { registry: createDefaultRegistry(), version: "2025-11-25" },
+    { version: "2025-11-25" },
   );
   try {
     await client.request("tools/call", {
@@ -152,7 +152,6 @@ Deno.test("telemetry: traceparent parsed without a propagator; opt-in arguments 
 Deno.test("telemetry: arguments and results are left out unless asked; a bad traceparent is ignored", async () => {
   spans.length = 0;
   const client = await connect(server(), {
-    registry: createDefaultRegistry(),
     version: "2025-11-25",
   });
   try {
@@ -253,6 +252,66 @@ Deno.test("telemetry: the request's span is the handler's active one only with a
       await t.request("tools/call", { name: "mark" });
       const mark = spans.find((s) => s.name === "tools/call mark")!;
       assert.equal(mark.attributes["handler.saw"], activeSpan ? "this span" : undefined);
+    }
+  } finally {
+    context.disable();
+  }
+});
+
+Deno.test("telemetry: over HTTP the active server span is the call's; httpSpan child, _meta and batches get their own", async () => {
+  const storage = new AsyncLocalStorage<Context>();
+  const manager: ContextManager = {
+    active: () => storage.getStore() ?? ROOT_CONTEXT,
+    with: (active, fn, thisArg, ...args) => storage.run(active, () => fn.apply(thisArg, args)),
+    bind: (_active, target) => target,
+    enable: () => manager,
+    disable: () => manager,
+  };
+  context.setGlobalContextManager(manager);
+  try {
+    for (const httpSpan of ["annotate", "child"] as const) {
+      spans.length = 0;
+      const client = await connect(server({ httpSpan }), { transport: "http" });
+      // What Deno.serve does with OTEL_DENO=true: a SERVER span active in the handler.
+      const http = trace.getTracer("deno").startSpan("POST", { kind: 1 });
+      const inHttp = <T>(fn: () => Promise<T>) =>
+        context.with(trace.setSpan(ROOT_CONTEXT, http), fn);
+      await inHttp(() => client.callTool("greet", { who: "Ada" }));
+      http.end();
+      if (httpSpan === "annotate") {
+        assert.deepEqual(spans.map((s) => s.name), ["tools/call greet"]); // renamed, no second
+        assert.equal(spans[0].attributes["mcp.method.name"], "tools/call");
+        assert.equal(spans[0].attributes["gen_ai.tool.name"], "greet");
+        assert.equal(spans[0].attributes["network.transport"], "tcp");
+        assert.equal(spans[0].attributes["mcp.protocol.version"], "2026-07-28");
+        assert.equal(typeof spans[0].attributes["jsonrpc.request.id"], "string");
+      } else {
+        assert.deepEqual(spans.map((s) => s.name), ["POST", "tools/call greet"]);
+        assert.equal(spans[1].parent?.spanId, http.spanContext().spanId);
+      }
+      // A trace context in _meta: a span of its own, the client's span its parent.
+      spans.length = 0;
+      const other = trace.getTracer("deno").startSpan("POST", { kind: 1 });
+      await context.with(
+        trace.setSpan(ROOT_CONTEXT, other),
+        () =>
+          client.request("tools/call", {
+            name: "greet",
+            arguments: { who: "B" },
+            _meta: { traceparent: TRACEPARENT },
+          }),
+      );
+      assert.deepEqual(spans.map((s) => s.name), ["POST", "tools/call greet"]);
+      assert.equal(spans[1].parent?.spanId, "b7ad6b7169203331");
+      // A second call in the same HTTP request (a batch): the first took the span.
+      spans.length = 0;
+      const batch = trace.getTracer("deno").startSpan("POST", { kind: 1 });
+      await context.with(trace.setSpan(ROOT_CONTEXT, batch), async () => {
+        await client.callTool("greet", { who: "C" });
+        await client.callTool("greet", { who: "D" });
+      });
+      assert.equal(spans.filter((s) => s.name === "tools/call greet").length, 2);
+      client.close();
     }
   } finally {
     context.disable();

@@ -1,6 +1,6 @@
 // Telemetry as a Node user wires it: the OpenTelemetry SDK registered as the
 // global tracer provider before the server runs, then the telemetry middleware
-// of @anubis/core/telemetry. No propagator is registered, so the middleware
+// of @anubis/telemetry. No propagator is registered, so the middleware
 // reads the client's traceparent itself. Prints what the SDK recorded.
 // Run as `node dist/otel_check.js`.
 import { trace } from "@opentelemetry/api";
@@ -10,9 +10,8 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { defineServer } from "@anubis/core";
-import { connect } from "@anubis/core/testing";
-import { telemetry } from "@anubis/core/telemetry";
-import { createDefaultRegistry } from "@anubis/dialects";
+import { connect } from "@anubis/testing";
+import { telemetry } from "@anubis/telemetry";
 
 const exporter = new InMemorySpanExporter();
 trace.setGlobalTracerProvider(
@@ -34,7 +33,7 @@ const server = defineServer({
   }],
 });
 
-const client = await connect(server, { registry: createDefaultRegistry() });
+const client = await connect(server);
 const result = await client.request("tools/call", {
   name: "add",
   arguments: { a: 2, b: 3 },

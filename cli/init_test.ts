@@ -1,7 +1,0 @@
-import assert from "node:assert/strict";
-import { CLI_VERSION } from "./init.ts";
-import config from "./deno.json" with { type: "json" };
-
-Deno.test("init asks JSR for this package's own version", () => {
-  assert.equal(CLI_VERSION, config.version);
-});
