@@ -1,7 +1,8 @@
 /**
- * Two `cli serve --http --redis URL` processes and nothing else: a task made
- * at one instance is polled, read and cancelled at the other (2026-07-28), a
- * legacy session made at one is served by the other, and a Redis killed and
+ * Two `cli serve --http --redis URL` processes and nothing else: they share
+ * the `requestState` key on Redis, a task made at one instance is polled,
+ * read and cancelled at the other (2026-07-28), a legacy session made at one
+ * is served by the other, and a Redis killed and
  * restarted mid-run (AOF on) loses no call that was answered: sessions made
  * before and during the run still work afterwards, and every answered
  * task's result is still readable (the figures are printed).
@@ -19,6 +20,19 @@ const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let nextId = 1;
+
+/** Sends one inline command to Redis on `port`; the first reply line. */
+async function redisCommand(port: number, line: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(new TextEncoder().encode(`${line}\r\n`));
+    const buffer = new Uint8Array(256);
+    const n = await conn.read(buffer);
+    return new TextDecoder().decode(buffer.subarray(0, n ?? 0)).trim();
+  } finally {
+    conn.close();
+  }
+}
 
 /** A stateless (2026-07-28) request at `url`; its JSON-RPC response. */
 async function stateless(url: string, method: string, params: Obj): Promise<Obj> {
@@ -93,8 +107,10 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    await withPair({}, async (_redis, a, b) => {
+    await withPair({}, async (redis, a, b) => {
       const [atA, atB] = [a.url.href, b.url.href];
+      // With no --request-state-secret, the instances share the requestState key on Redis.
+      assert.equal(await redisCommand(redis.port, "EXISTS anubis:request-state:keys"), ":1");
       // Stateless calls at either instance.
       for (const url of [atA, atB]) {
         const greet = await stateless(url, "tools/call", {
