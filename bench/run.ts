@@ -449,12 +449,18 @@ async function storeTables(): Promise<Table[]> {
   ];
 }
 
-/** Appends through RedisEventStore against raw Redis commands and KV (when redis-server is here). */
+/**
+ * Appends through RedisEventStore, and the other Redis stores, against raw
+ * Redis commands and KV; then `tools/call` through `cli serve --redis`
+ * against the KV stores (when redis-server is here).
+ */
 async function redisTables(): Promise<Table[]> {
   const { redisAvailable } = await import("../tests/helpers/redis_server.ts");
   if (!redisAvailable) return [];
   log("event stores on Redis");
   const results = await benchProcess("bench/redis_load.ts");
+  log("session, task and rate-limit stores on Redis");
+  const stores = await benchProcess("bench/redis_store_load.ts");
   return [{
     key: "redis-append",
     title: "Event stores on Redis: append",
@@ -465,7 +471,68 @@ async function redisTables(): Promise<Table[]> {
       "for 6 rounds, each keeps its best. Target: RedisEventStore at least 60% of raw.",
     rows: results.map(({ name, ...result }) => ({ name: name.replace(/ append$/, ""), result })),
     baselines: ["raw Redis INCR+XADD", "raw Redis INCR+XADD (16 in flight)"],
-  }];
+  }, {
+    key: "redis-stores",
+    title: "Session, task and rate-limit stores on Redis",
+    setup: "`bench/redis_store_load.ts`: a redis-server of its own on loopback (AOF off), one " +
+      "operation at a time: a session save then load, a task round trip (create, finish, read " +
+      "back), a rate-limit take; beside the raw Redis commands that do the same work at least " +
+      "and the Deno KV stores on a local sqlite file. Rows taken in turn for 4 rounds, each " +
+      "keeps its best; compare each store's Redis row with its raw and KV rows.",
+    rows: stores.map(({ name, ...result }) => ({ name, result })),
+    baselines: [],
+  }, ...await redisHttpTables()];
+}
+
+/**
+ * `tools/call` through `cli serve --http --redis URL` (every store on Redis)
+ * against the same cli on the KV stores (`--event-store kv:F --session-store
+ * kv:F`) and on none, in one run.
+ */
+async function redisHttpTables(): Promise<Table[]> {
+  const { startRedis } = await import("../tests/helpers/redis_server.ts");
+  const redis = await startRedis();
+  const dir = await Deno.makeTempDir({ prefix: "anubis-bench-redis-http-" });
+  try {
+    const onRedis: ServerSpec = {
+      name: "cli serve --redis",
+      args: [...HTTP.cli.args, "--redis", redis.url],
+    };
+    const onKv: ServerSpec = {
+      name: "cli serve, KV stores",
+      args: [
+        ...HTTP.cli.args,
+        "--event-store",
+        `kv:${dir}/stores.kv`,
+        "--session-store",
+        `kv:${dir}/stores.kv`,
+      ],
+    };
+    const specs = [HTTP.cli, onRedis, onKv];
+    const setup = "A redis-server of its own on loopback (AOF off); the KV stores on one local " +
+      "sqlite file; the cli with no store flag as the ceiling.";
+    return [
+      await httpTable(
+        "redis-stateless",
+        "HTTP on Redis: stateless 2026-07-28 tools/call",
+        setup,
+        specs,
+        prepareStateless,
+        [onKv, HTTP.cli],
+      ),
+      await httpTable(
+        "redis-legacy",
+        "HTTP on Redis: legacy 2025-11-25 tools/call within an open session",
+        `${setup} All connections use one session opened before the run.`,
+        specs,
+        prepareLegacy,
+        [onKv, HTTP.cli],
+      ),
+    ];
+  } finally {
+    await redis.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 const RAW_COMMIT = "raw KV commit";

@@ -31,7 +31,7 @@ export interface ServeOptions {
   eventStore?: string;
   /** `kv` or `kv:PATH`, when sessions are persisted. */
   sessionStore?: string;
-  /** `--redis redis://…`: resumable streams and the buses on this Redis (`rediss://` for TLS). */
+  /** `--redis redis://…`: every store and bus on this Redis (`rediss://` for TLS). */
   redis?: string;
   /** `memory`, `kv` or `kv:PATH`: where tasks are kept (default memory). */
   taskStore?: string;
@@ -182,16 +182,19 @@ Options:
   --path <path>             HTTP endpoint path (default /mcp)
   --event-store <store>     Resumable streams: memory, kv or kv:<path> (default: off)
   --session-store <store>   Persist sessions: kv or kv:<path> (default: off)
-  --redis <url>             Share streams and changes among instances through
-                            Redis: redis://[user:password@]host:port[/db] or
+  --redis <url>             Keep streams, sessions, tasks, rate-limit buckets,
+                            the requestState key and changes on Redis, shared
+                            by every instance given the same URL:
+                            redis://[user:password@]host:port[/db] or
                             rediss:// (TLS); credentials also from
                             REDIS_USERNAME and REDIS_PASSWORD (not with
-                            --event-store)
+                            --event-store, --session-store, --task-store)
   --task-store <store>      Keep tasks: memory, kv or kv:<path> (default memory)
                             kv alone is the file .data/anubis.kv; several
                             instances may share one file
   --max-tasks <n>           Tasks the task store keeps at once, whatever their
-                            status (default 10000; on kv, per instance)
+                            status (default 10000; on kv, per instance; with
+                            --redis, over all instances together)
   --max-tasks-per-caller <n>
                             Tasks one caller (a session, a principal, else a
                             client address) may hold at once (default: a tenth
@@ -522,8 +525,21 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
     };
   }
   if (options.redis && !options.http) return { kind: "error", message: "--redis needs --http" };
-  if (options.redis && options.eventStore) {
-    return { kind: "error", message: "--redis keeps the streams: drop --event-store" };
+  if (options.redis) {
+    // --redis keeps every store on Redis: a KV store flag beside it would split them.
+    const replaced = [
+      options.eventStore && "--event-store",
+      options.sessionStore && "--session-store",
+      options.taskStore && "--task-store",
+    ].filter(Boolean);
+    if (replaced.length > 0) {
+      return {
+        kind: "error",
+        message: `--redis keeps the streams, sessions and tasks on Redis: drop ${
+          replaced.join(" and ")
+        }`,
+      };
+    }
   }
   if (options.trustedProxies && !options.http) {
     return { kind: "error", message: "--trusted-proxy needs --http" };

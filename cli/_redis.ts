@@ -11,8 +11,10 @@ import type {
   EventStore,
   McpServer,
   NotificationBus,
+  RateLimitStore,
   SessionRecord,
   SessionStore,
+  TaskStore,
 } from "@anubis/core";
 import { StoredStreamsBus } from "@anubis/event-store-kv";
 import {
@@ -20,6 +22,10 @@ import {
   type RedisConnection,
   RedisEventStore,
   RedisNotificationBus,
+  RedisRateLimitStore,
+  RedisRequestStateKeys,
+  RedisSessionStore,
+  RedisTaskStore,
 } from "@anubis/redis";
 import type { SessionBusMessage } from "@anubis/transport-http";
 
@@ -27,6 +33,12 @@ import type { SessionBusMessage } from "@anubis/transport-http";
 export interface RedisStores {
   /** Resumable streams, shared by every instance. */
   eventStore: EventStore;
+  /** Sessions, shared by every instance (a session moves between them). */
+  sessionStore: RedisSessionStore;
+  /** Tasks, polled and cancelled at any instance; its limits count over all of them. */
+  taskStore: TaskStore;
+  /** The rate-limit buckets, shared by every instance; with `rateLimit` only. */
+  rateLimitStore?: RateLimitStore;
   /** Changes between instances (list changes, resource updates). */
   changes: RedisNotificationBus;
   /** Session links between instances (answers to server requests, GET stream takeovers). */
@@ -37,23 +49,43 @@ export interface RedisStores {
   close(): Promise<void>;
 }
 
+/** What {@link redisStores} needs of the command-line options. */
+export interface RedisStoreOptions {
+  /** `--max-tasks`, `--max-tasks-per-caller`: on Redis, over every instance together. */
+  taskLimits?: { maxTasks?: number; maxTasksPerCaller?: number };
+  /** Whether `--rate-limit` is on (the buckets then live on Redis). */
+  rateLimit?: boolean;
+}
+
 /**
- * Every Redis store and bus of `serve --http --redis`, on `connection`.
- * The one place to construct them: stores that join later (sessions, tasks,
- * rate limits, the `requestState` keys) are added here.
+ * Every Redis store and bus of `serve --http --redis`, on `connection`: the
+ * one place to construct them. Sessions, tasks, rate-limit buckets, streams
+ * and the buses all live on Redis, so `--redis` alone is enough for many
+ * instances (the `requestState` keys join in {@link openRedisStores}).
  *
  * @param connection The open connection.
  * @param server The server (its name names the bus channels).
+ * @param options The task limits and whether rate limiting is on.
  * @returns The stores and buses.
  */
-export function redisStores(connection: RedisConnection, server: McpServer): RedisStores {
+export function redisStores(
+  connection: RedisConnection,
+  server: McpServer,
+  options: RedisStoreOptions = {},
+): RedisStores {
   const eventStore = new RedisEventStore(connection);
+  const sessionStore = new RedisSessionStore(connection);
+  const taskStore = new RedisTaskStore(connection, options.taskLimits);
+  const rateLimitStore = options.rateLimit ? new RedisRateLimitStore(connection) : undefined;
   const changes = new RedisNotificationBus(connection, { channel: server.info.name });
   const sessionBus = new RedisNotificationBus<SessionBusMessage>(connection, {
     channel: `${server.info.name}/sessions`,
   });
   return {
     eventStore,
+    sessionStore,
+    taskStore,
+    rateLimitStore,
     changes,
     sessionBus,
     async start() {
@@ -79,10 +111,16 @@ export interface RedisServing {
    * serve (`StoredStreamsBus`), so a session whose stream was on an instance
    * that died still gets it.
    */
-  join(sessionStore: SessionStore | undefined): {
+  join(sessionStore?: SessionStore): {
     sessionBus: NotificationBus<SessionBusMessage>;
     leave(): Promise<void>;
   };
+  /**
+   * Shares the `requestState` key through Redis (every instance reads and
+   * rotates the same one), as `--session-store kv` does through KV; call it
+   * when no secret was given. Stopped by {@link close}.
+   */
+  useRequestStateKeys(): Promise<void>;
   /** Why the instance is not ready (Redis unreachable), for the readiness probe. */
   problem(): string | undefined;
   /** Closes the stores, the buses and the connection. */
@@ -101,11 +139,17 @@ const PROBE_MS = 2_000;
  *
  * @param url The `--redis` URL.
  * @param server The server.
+ * @param options The task limits and whether rate limiting is on.
  * @returns The stores (the buses followed already).
  */
-export async function openRedisStores(url: string, server: McpServer): Promise<RedisServing> {
+export async function openRedisStores(
+  url: string,
+  server: McpServer,
+  options: RedisStoreOptions = {},
+): Promise<RedisServing> {
   const connection = await openRedis(url);
-  const stores = redisStores(connection, server);
+  const stores = redisStores(connection, server, options);
+  let stopKeys = () => {};
   // A PING every PROBE_MS: one that fails or goes unanswered for PROBE_MS makes the
   // instance unready (GET /ready answers 503), so a load balancer drains it meanwhile.
   let problem: string | undefined;
@@ -122,6 +166,7 @@ export async function openRedisStores(url: string, server: McpServer): Promise<R
   }, PROBE_MS);
   const close = async () => {
     clearInterval(probe);
+    stopKeys();
     await stores.close();
     connection.close();
   };
@@ -135,7 +180,10 @@ export async function openRedisStores(url: string, server: McpServer): Promise<R
     stores,
     close,
     problem: () => problem,
-    join(sessionStore) {
+    async useRequestStateKeys() {
+      stopKeys = await new RedisRequestStateKeys(connection).attach(server.requestState);
+    },
+    join(sessionStore = stores.sessionStore) {
       const listing = sessionStore as { records?: () => AsyncIterable<SessionRecord> } | undefined;
       const records = listing?.records?.bind(listing);
       const recording = records

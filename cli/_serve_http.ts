@@ -10,6 +10,7 @@ import {
   type McpServer,
   MemoryTaskStore,
   type NotificationBus,
+  type RateLimitStore,
   type SessionStore,
   type TaskStore,
 } from "@anubis/core";
@@ -578,12 +579,16 @@ export async function serveHttp(
   let redis: import("./_redis.ts").RedisServing | undefined;
   try {
     // --redis: every Redis store and bus comes from cli/_redis.ts (loaded only then).
+    // It replaces every KV store flag (the parser refuses them together).
     if (options.redis) {
-      redis = await (await import("./_redis.ts")).openRedisStores(options.redis, server);
+      redis = await (await import("./_redis.ts")).openRedisStores(options.redis, server, {
+        taskLimits: options.taskLimits,
+        rateLimit: options.rateLimit?.perSecond !== undefined,
+      });
     }
-    const stores = await openStores(options, databases);
-    if (redis) stores.eventStore = redis.stores.eventStore;
+    const stores = redis ? { ...redis.stores } : await openStores(options, databases);
     stopKeys = await useRequestStateKeys(server, options, databases);
+    if (redis && !server.requestState.hasSecret) await redis.useRequestStateKeys();
     joined = redis
       ? redis.join(stores.sessionStore)
       : await joinInstances(server, options, databases, stores);
@@ -602,7 +607,7 @@ export async function serveHttp(
       ...options.limits,
       cors: options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined,
       auth: authOf(options),
-      rateLimit: await rateLimitOf(options, databases),
+      rateLimit: await rateLimitOf(options, databases, redis?.stores.rateLimitStore),
       trustedProxies: options.trustedProxies,
       signal,
       onListen: (url) =>
@@ -619,11 +624,13 @@ export async function serveHttp(
 
 /**
  * The `rateLimit` option of `--rate-limit` and `--rate-limit-burst`, if
- * given: burst twice the rate by default, the buckets shared through the KV
- * database of the session (else event) store when one is on KV.
+ * given: burst twice the rate by default, the buckets in `shared` when given
+ * (Redis, with `--redis`), else shared through the KV database of the
+ * session (else event) store when one is on KV.
  *
  * @param options The command-line options.
  * @param databases Where the KV database is opened.
+ * @param shared A store shared by every instance, used as it is.
  * @returns The option, or `undefined` (no limit).
  *
  * @example
@@ -645,6 +652,7 @@ export async function serveHttp(
 export async function rateLimitOf(
   options: Pick<ServeOptions, "rateLimit" | "eventStore" | "sessionStore">,
   databases: KvDatabases,
+  shared?: RateLimitStore,
 ): Promise<RateLimitOptions | undefined> {
   const perSecond = options.rateLimit?.perSecond;
   if (perSecond === undefined) return undefined;
@@ -652,9 +660,10 @@ export async function rateLimitOf(
   return {
     perSecond,
     burst: options.rateLimit?.burst ?? Math.max(1, Math.round(2 * perSecond)),
-    store: path === undefined
-      ? undefined
-      : new KvRateLimitStore(await databases.open(path).catch(cannotOpen)),
+    store: shared ??
+      (path === undefined
+        ? undefined
+        : new KvRateLimitStore(await databases.open(path).catch(cannotOpen))),
   };
 }
 

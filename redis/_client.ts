@@ -6,17 +6,12 @@
  * @module
  */
 
-import { createClient, TimeoutError, TimeoutReadError } from "@redis/client";
+import { createClient } from "@redis/client";
 
 /** A connected `@redis/client` client. */
 export type RawRedisClient = ReturnType<typeof createClient>;
 
 export { createClient };
-
-/** Whether `error` is the client's command timeout (queued or sent). */
-export function isTimeout(error: unknown): boolean {
-  return error instanceof TimeoutError || error instanceof TimeoutReadError;
-}
 
 const clients = new WeakMap<object, RawRedisClient>();
 

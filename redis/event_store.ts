@@ -9,7 +9,7 @@
 import { type EventStore, logger, type StoredEvent } from "@anubis/core";
 import type { RedisConnection } from "./connection.ts";
 import { clientOf, type RawRedisClient } from "./_client.ts";
-import { command, Script } from "./_commands.ts";
+import { command, LuaScript } from "./_commands.ts";
 import { Wakeups } from "./_wakeups.ts";
 
 /**
@@ -60,7 +60,7 @@ const COUNTER_GRACE_MS = 24 * 60 * 60_000;
  * ARGV: data, now (ms: the entry id is `<id>-<now>`), ttlMs, counterTtlMs (0: never expires), maxEvents,
  * maxBytes, wake channel.
  */
-const APPEND = new Script(`
+const APPEND = new LuaScript(`
 local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
 if n == 1 then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
@@ -216,7 +216,7 @@ export class RedisEventStore implements EventStore {
       throw new RangeError(`event of ${size} bytes is over maxEventBytes (${this.#maxEventBytes})`);
     }
     const keys = this.#keys(sessionId);
-    const id = await APPEND.run<number>(this.#client(), [keys.meta, keys.stream], [
+    const id = await APPEND.run<number>(this.#redis, [keys.meta, keys.stream], [
       data,
       String(Math.floor(this.#now())),
       String(this.#ttlMs),
@@ -451,12 +451,8 @@ export class RedisEventStore implements EventStore {
     this.#subscriberConnection = undefined;
   }
 
-  #client(): RawRedisClient {
-    return clientOf(this.#redis);
-  }
-
   #run<T>(args: string[]): Promise<T> {
-    return command<T>(this.#client(), args, this.#timeoutMs);
+    return command<T>(this.#redis, args, this.#timeoutMs);
   }
 
   /** Subscribes to a wake-up channel (shared by the tails on it); returns the unsubscribe. */

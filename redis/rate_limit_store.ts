@@ -7,7 +7,7 @@
 
 import type { RateLimit, RateLimitStore } from "@anubis/core";
 import type { RedisConnection } from "./connection.ts";
-import { commandTimeout, LuaScript } from "./_lua.ts";
+import { commandTimeout, LuaScript } from "./_commands.ts";
 
 /**
  * Options of a {@link RedisRateLimitStore}.

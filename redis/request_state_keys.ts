@@ -10,7 +10,7 @@
 import { logger, type RequestStateCodec, type RequestStateKeys } from "@anubis/core";
 import { PREVIOUS_SECRET_WINDOW_MS } from "@anubis/core/kv";
 import type { RedisConnection } from "./connection.ts";
-import { command, commandTimeout, LuaScript } from "./_lua.ts";
+import { command, commandTimeout, LuaScript } from "./_commands.ts";
 
 /**
  * Options of {@link RedisRequestStateKeys}.

@@ -9,7 +9,7 @@
 import type { SessionRecord, SessionStore } from "@anubis/core";
 import { assertJsonSafe } from "@anubis/core/engine";
 import type { RedisConnection } from "./connection.ts";
-import { command, commandTimeout, LuaScript } from "./_lua.ts";
+import { command, commandTimeout, LuaScript } from "./_commands.ts";
 
 /**
  * Options of a {@link RedisSessionStore}.

@@ -17,7 +17,7 @@ import type {
 import { TaskLimitError } from "@anubis/core";
 import { applyTaskOutcome, applyTaskPatch, callerOf } from "@anubis/core/engine";
 import type { RedisConnection } from "./connection.ts";
-import { command, commandTimeout, LuaScript, type Reply } from "./_lua.ts";
+import { command, commandTimeout, LuaScript, type Reply } from "./_commands.ts";
 
 /**
  * Options of a {@link RedisTaskStore}.

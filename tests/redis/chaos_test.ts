@@ -7,9 +7,12 @@
  * answered reaches every watcher exactly once, in order: 0 lost, 0
  * duplicated (the figures are printed).
  *
- * Sessions are kept with `--session-store kv:<tmp file>` alongside until the
- * Redis session store joins `--redis`; streams, changes and session links
- * go through Redis.
+ * Each instance is given `--redis URL` and nothing else: sessions, streams,
+ * changes and session links all go through Redis.
+ *
+ * Meanwhile a stateless (2026-07-28) client makes tasks at random instances
+ * and reads each back at another: every task whose creation was answered is
+ * found afterwards (the figures are printed).
  *
  * Also: a request running on an instance that is killed does not leave a
  * client that resumes its stream at another instance waiting for ever.
@@ -17,7 +20,7 @@
 
 import assert from "node:assert/strict";
 import { type HttpServerProcess, startHttpServer } from "../helpers/everything_http_server.ts";
-import { initialize, post, SseReader } from "../helpers/http_helpers.ts";
+import { headers2026, initialize, post, request2026, SseReader } from "../helpers/http_helpers.ts";
 import { redisAvailable, type RedisServer, startRedis } from "../helpers/redis_server.ts";
 import { callStreaming, nextMessage, readToEnd, resume } from "../helpers/stream_end.ts";
 
@@ -35,19 +38,14 @@ const headersOf = (sessionId: string) => ({
   "mcp-protocol-version": VERSION,
 });
 
-/** Three instances on one Redis (sessions on one KV file), replaced on demand. */
+/** Three instances on one Redis (and nothing else), replaced on demand. */
 class Fleet {
   readonly live: (HttpServerProcess | undefined)[] = [];
   readonly #all: HttpServerProcess[] = [];
-  constructor(readonly redis: RedisServer, readonly kvPath: string) {}
+  constructor(readonly redis: RedisServer) {}
 
   async start(slot: number): Promise<void> {
-    const instance = await startHttpServer([
-      "--redis",
-      this.redis.url,
-      "--session-store",
-      `kv:${this.kvPath}`,
-    ]);
+    const instance = await startHttpServer(["--redis", this.redis.url]);
     this.#all.push(instance);
     this.live[slot] = instance;
   }
@@ -71,18 +69,36 @@ class Fleet {
 
 async function withFleet(body: (fleet: Fleet) => Promise<void>): Promise<void> {
   const redis = await startRedis();
-  const dir = await Deno.makeTempDir({ prefix: "anubis-redis-chaos-" });
-  const fleet = new Fleet(redis, `${dir}/sessions.kv`);
+  const fleet = new Fleet(redis);
   try {
     await body(fleet);
   } finally {
     await fleet.stopAll();
     await redis.stop();
-    await Deno.remove(dir, { recursive: true });
   }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let statelessId = 0;
+
+/** A stateless (2026-07-28) request with the tasks extension; its JSON-RPC response. */
+async function stateless(url: string, method: string, params: Record<string, unknown>) {
+  const response = await post(
+    url,
+    request2026(++statelessId, method, params, {
+      "io.modelcontextprotocol/clientCapabilities": {
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
+    }),
+    headers2026(method, (params.taskId ?? params.name) as string | undefined),
+  );
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new Error(`${method}: HTTP ${response.status}`);
+  }
+  return await response.json() as { result?: Record<string, unknown>; error?: unknown };
+}
 
 async function retry<T>(what: string, fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -181,7 +197,27 @@ Deno.test({
           }
         }
       };
-      const load = Array.from({ length: TRIGGER_WORKERS }, trigger);
+      // The stateless era: tasks made at one random instance, read back at another.
+      const tasks: string[] = [];
+      const statelessLoad = async () => {
+        while (!stopLoad.signal.aborted) {
+          const made = await retry("stateless tools/call", async () => {
+            const { result } = await stateless(fleet.pick(), "tools/call", {
+              name: "slow_compute",
+              arguments: { seconds: 0 },
+            });
+            if (result?.resultType !== "task") throw new Error(JSON.stringify(result));
+            return result.taskId as string;
+          });
+          tasks.push(made);
+          await retry("tasks/get", async () => {
+            const { result } = await stateless(fleet.pick(), "tasks/get", { taskId: made });
+            if (!result) throw new Error("not found");
+          });
+          await sleep(30);
+        }
+      };
+      const load = [...Array.from({ length: TRIGGER_WORKERS }, trigger), statelessLoad()];
       const chaos = (async () => {
         // One kill per tick (a restart that takes longer delays the next), a bounded count.
         const began = Date.now();
@@ -207,6 +243,15 @@ Deno.test({
       stopWatching.abort();
       await Promise.all(watching);
 
+      const taskStatuses: Record<string, number> = {};
+      for (const taskId of tasks) {
+        const status = await retry("tasks/get after", async () => {
+          const { result } = await stateless(fleet.pick(), "tasks/get", { taskId });
+          return (result?.status as string | undefined) ?? "lost";
+        });
+        taskStatuses[status] = (taskStatuses[status] ?? 0) + 1;
+      }
+
       const figures = seen.map((ids) => {
         const unique = new Set(ids).size;
         return {
@@ -217,7 +262,13 @@ Deno.test({
       });
       console.error(
         `redis chaos figures: ${
-          JSON.stringify({ ...tally, changesAnswered: answered, perWatcher: figures })
+          JSON.stringify({
+            ...tally,
+            changesAnswered: answered,
+            perWatcher: figures,
+            statelessTasksAnswered: tasks.length,
+            taskStatuses,
+          })
         }`,
       );
       assert.ok(tally.kills >= 3, "the chaos ran");
@@ -225,6 +276,8 @@ Deno.test({
       assert.ok(tally.streamsCut >= 1, "a kill cut a stream");
       assert.equal(tally.lostSessions, 0);
       assert.ok(answered > 10, `changes raised: ${answered}`);
+      assert.ok(tasks.length > 10, `stateless tasks made: ${tasks.length}`);
+      assert.equal(taskStatuses.lost, undefined, "every answered stateless task is found");
       for (const [w, ids] of seen.entries()) {
         assert.ok(ids.every((id, i) => i === 0 || id > ids[i - 1]), `watcher ${w} order: ${ids}`);
         assert.equal(figures[w].duplicated, 0, `watcher ${w} duplicates`);

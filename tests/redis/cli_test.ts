@@ -37,7 +37,7 @@ async function runCli(args: string[], env: Record<string, string> = {}) {
   return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
 }
 
-Deno.test("cli --redis: needs --http, a redis URL, and no --event-store", () => {
+Deno.test("cli --redis: needs --http, a redis URL, and no KV store flag beside it", () => {
   const error = (args: string[]) => {
     const parsed = parseArgs(["serve", "s.ts", ...args]);
     return parsed.kind === "error" ? parsed.message : undefined;
@@ -47,6 +47,14 @@ Deno.test("cli --redis: needs --http, a redis URL, and no --event-store", () => 
   assert.match(
     error(["--http", "--redis", "redis://h:1", "--event-store", "memory"])!,
     /drop --event-store/,
+  );
+  assert.match(
+    error(["--http", "--redis", "redis://h:1", "--session-store", "kv"])!,
+    /--redis keeps the streams, sessions and tasks on Redis: drop --session-store$/,
+  );
+  assert.match(
+    error(["--http", "--redis", "redis://h:1", "--task-store", "memory", "--event-store", "kv"])!,
+    /drop --event-store and --task-store$/,
   );
   const parsed = parseArgs(["serve", "s.ts", "--http", "--redis", "rediss://u:p@h:6380/1"]);
   assert.equal(parsed.kind === "serve" && parsed.options.redis, "rediss://u:p@h:6380/1");
