@@ -338,13 +338,7 @@ export class TaskRuntime {
           };
         }
       }
-      const stored = await this.#store.finish(id, outcome).catch((error) => {
-        logger.error("store.failed", `the outcome of task ${id} was not stored`, {
-          taskId: id,
-          error,
-        });
-        return undefined;
-      });
+      const stored = await finishWithRetries(this.#store, id, outcome);
       if (stored?.status === outcome.status) notify?.(stored);
     })().finally(() => {
       this.#running.delete(id);
@@ -562,5 +556,43 @@ export class TaskRuntime {
     }
     if (!current) throw new McpError(ErrorCode.INVALID_PARAMS, `Unknown task: ${record.id}`);
     return current;
+  }
+}
+
+/** Waits before each retry of a task's outcome write: about 7 s in all. */
+const FINISH_RETRY_MS = [500, 1_500, 5_000];
+
+/**
+ * Stores a task's outcome, retrying a failed write a bounded number of times
+ * (a store that is briefly unreachable, such as a restarting Redis, must not
+ * lose an outcome whose task was answered as created). `finish` keeps the
+ * first outcome, so a write that failed late but landed is not rewritten.
+ * A record too large for the store (`RangeError`) is not retried.
+ */
+async function finishWithRetries(
+  store: TaskStore,
+  id: string,
+  outcome: TaskOutcome,
+): Promise<TaskRecord | undefined> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await store.finish(id, outcome);
+    } catch (error) {
+      const last = attempt >= FINISH_RETRY_MS.length || error instanceof RangeError;
+      if (last) {
+        logger.error("store.failed", `the outcome of task ${id} was not stored`, {
+          taskId: id,
+          attempts: attempt + 1,
+          error,
+        });
+        return undefined;
+      }
+      logger.warn("store.retrying", `the outcome of task ${id} is written again`, {
+        taskId: id,
+        attempt: attempt + 1,
+        error,
+      });
+      await new Promise((resolve) => setTimeout(resolve, FINISH_RETRY_MS[attempt]));
+    }
   }
 }
