@@ -11,11 +11,11 @@
 //   bare one (an optional peer the application maps, such as ajv, is loaded
 //   with `import()` the first time it is used).
 //
-// The checks read the sources with the TypeScript parser, so a comment or a
-// string that looks like an import is not one. A fixture package with one of
-// each fault proves every check can fail.
+// The checks read import and export statements at the start of a line once
+// comments and template literals are blanked, so an import in a JSDoc example
+// or in a template is not one (deno fmt puts every statement there). A
+// fixture package with one of each fault proves every check can fail.
 import assert from "node:assert/strict";
-import ts from "typescript";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -33,78 +33,111 @@ interface Edge {
   dynamic?: boolean;
 }
 
-function typeOnlyImport(node: ts.ImportDeclaration): boolean {
-  const clause = node.importClause;
-  if (!clause) return false; // a side-effect import runs the module
-  if (clause.isTypeOnly) return true;
-  if (clause.name) return false;
-  const bindings = clause.namedBindings;
-  if (!bindings || !ts.isNamedImports(bindings)) return false;
-  return bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
+/**
+ * The source with comments and template literals blanked (newlines kept), so
+ * that what is left at the start of a line is code: an import in a JSDoc
+ * example or in a template (`cli init`'s files) is no edge. Quoted strings
+ * stay, since specifiers are strings; one cannot span lines.
+ */
+function codeOf(text: string): string {
+  let out = "";
+  let i = 0;
+  const blank = (end: number) => {
+    out += text.slice(i, end).replace(/[^\n]/g, " ");
+    i = end;
+  };
+  while (i < text.length) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (c === "/" && next === "/") {
+      const end = text.indexOf("\n", i);
+      blank(end === -1 ? text.length : end);
+    } else if (c === "/" && next === "*") {
+      const end = text.indexOf("*/", i + 2);
+      blank(end === -1 ? text.length : end + 2);
+    } else if (c === "`") {
+      let j = i + 1;
+      let depth = 0;
+      while (j < text.length) {
+        if (text[j] === "\\") j += 2;
+        else if (depth === 0 && text[j] === "`") break;
+        else if (text[j] === "$" && text[j + 1] === "{") (depth++, j += 2);
+        else if (depth > 0 && text[j] === "}") (depth--, j++);
+        else j++;
+      }
+      blank(Math.min(j + 1, text.length));
+    } else if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The local names an import clause binds (`a`, `{ b as c, type d }`, `* as e`). */
+function boundNames(clause: string): string[] {
+  const names: string[] = [];
+  const braces = clause.match(/\{([^}]*)\}/);
+  if (braces) {
+    for (const part of braces[1].split(",")) {
+      const words = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/);
+      const name = words[words.length - 1].trim();
+      if (name) names.push(name);
+    }
+  }
+  const outside = clause.replace(/\{[^}]*\}/, "").replace(/^\s*type\s+/, "");
+  for (const part of outside.split(",")) {
+    const word = part.trim().replace(/^\*\s+as\s+/, "");
+    if (/^[\w$]+$/.test(word)) names.push(word);
+  }
+  return names;
+}
+
+function allTyped(clause: string): boolean {
+  if (/^\s*type\s/.test(clause)) return true;
+  const braces = clause.match(/^\s*\{([^}]*)\}\s*$/);
+  if (!braces) return false;
+  const parts = braces[1].split(",").map((p) => p.trim()).filter((p) => p !== "");
+  return parts.length > 0 && parts.every((p) => p.startsWith("type "));
 }
 
 /** The import and re-export edges of one source text. */
-function edgesOf(path: string, text: string): Edge[] {
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false);
+function edgesOf(text: string): Edge[] {
+  const code = codeOf(text);
   const edges: Edge[] = [];
-  const importedFrom = new Map<string, number>(); // local name -> edge index
-  const exportedLocals = new Set<string>();
-  for (const node of source.statements) {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+  const importedFrom = new Map<string, number>();
+  const statement = /^(import|export)\b([^;"'`]*?)\bfrom\s*(["'])([^"'\n]+)\3/gm;
+  for (const [, keyword, clause, , specifier] of code.matchAll(statement)) {
+    if (keyword === "import") {
+      edges.push({ specifier, typeOnly: allTyped(clause), reexport: false, star: false });
+      for (const name of boundNames(clause)) importedFrom.set(name, edges.length - 1);
+    } else {
       edges.push({
-        specifier: node.moduleSpecifier.text,
-        typeOnly: typeOnlyImport(node),
-        reexport: false,
-        star: false,
-      });
-      const clause = node.importClause;
-      const index = edges.length - 1;
-      if (clause?.name) importedFrom.set(clause.name.text, index);
-      const bindings = clause?.namedBindings;
-      if (bindings && ts.isNamedImports(bindings)) {
-        for (const e of bindings.elements) importedFrom.set(e.name.text, index);
-      } else if (bindings && ts.isNamespaceImport(bindings)) {
-        importedFrom.set(bindings.name.text, index);
-      }
-    } else if (ts.isExportDeclaration(node)) {
-      if (node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-        const clause = node.exportClause;
-        edges.push({
-          specifier: node.moduleSpecifier.text,
-          typeOnly: node.isTypeOnly ||
-            (!!clause && ts.isNamedExports(clause) && clause.elements.length > 0 &&
-              clause.elements.every((e) => e.isTypeOnly)),
-          reexport: true,
-          star: clause === undefined,
-        });
-      } else if (node.exportClause && ts.isNamedExports(node.exportClause)) {
-        for (const e of node.exportClause.elements) {
-          exportedLocals.add((e.propertyName ?? e.name).text);
-        }
-      }
-    }
-  }
-  for (const name of exportedLocals) {
-    const index = importedFrom.get(name);
-    if (index !== undefined) edges[index].reexport = true;
-  }
-  // Dynamic imports with a literal specifier are run-time edges too.
-  const visit = (node: ts.Node): void => {
-    if (
-      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments.length === 1 && ts.isStringLiteralLike(node.arguments[0])
-    ) {
-      edges.push({
-        specifier: node.arguments[0].text,
-        typeOnly: false,
-        reexport: false,
-        star: false,
-        dynamic: true,
+        specifier,
+        typeOnly: allTyped(clause),
+        reexport: true,
+        star: clause.trim() === "*",
       });
     }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
+  }
+  for (const [, specifier] of code.matchAll(/^import\s*["']([^"'\n]+)["']/gm)) {
+    edges.push({ specifier, typeOnly: false, reexport: false, star: false });
+  }
+  for (const [, names] of code.matchAll(/^export\s*(?:type\s*)?\{([^}]*)\}\s*;/gm)) {
+    for (const part of names.split(",")) {
+      const local = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0].trim();
+      const index = importedFrom.get(local);
+      if (index !== undefined) edges[index].reexport = true;
+    }
+  }
+  for (const [, specifier] of code.matchAll(/\bimport\(\s*["']([^"'\n]+)["']\s*\)/g)) {
+    edges.push({ specifier, typeOnly: false, reexport: false, star: false, dynamic: true });
+  }
   return edges;
 }
 
@@ -172,7 +205,7 @@ function cycles(graph: Map<string, string[]>): string[][] {
 function structureFaults(pkg: PackageSources, opts: { pure?: boolean } = {}): string[] {
   const faults: string[] = [];
   const edges = new Map<string, Edge[]>();
-  for (const [path, text] of pkg.files) edges.set(path, edgesOf(path, text));
+  for (const [path, text] of pkg.files) edges.set(path, edgesOf(text));
 
   for (const entry of pkg.entries) {
     for (const edge of edges.get(entry) ?? []) {
@@ -304,6 +337,18 @@ Deno.test("structure: the checks catch each fault (a fixture package)", () => {
       ["_e.ts", `import y from "left-pad";\nexport const e = () => [y, import("peer")];`],
       ["_d.ts", `import type { X } from "node:fs";\nexport type D = X;`],
       ["orphan.ts", `export const o = await import("node:os");`],
+      [
+        "_f.ts",
+        [
+          "/*",
+          `import a from "npm:in-a-comment";`,
+          "*/",
+          "export const file = `",
+          `import b from "npm:in-a-template";`,
+          "${1 + 1}`;",
+          `export const quote = "import c from 'npm:in-a-string'";`,
+        ].join("\n"),
+      ],
     ]),
   };
   const faults = structureFaults(pkg, { pure: true });
