@@ -7,7 +7,8 @@
  * @module
  */
 
-import { type BusMessage, logger, type NotificationBus } from "@anubis/core";
+import type { BusMessage, NotificationBus } from "@anubis/core";
+import { EventLogBus } from "@anubis/core/engine";
 import type { KvKeyPart, KvLike } from "@anubis/core/kv";
 import { KvEventStore } from "./kv_event_store.ts";
 
@@ -36,9 +37,6 @@ export interface KvNotificationBusOptions {
   /** Close the database in `close()` (default `false`). */
   closeKv?: boolean;
 }
-
-/** A message as stored: who published it, and what. */
-type Envelope<M> = M & { origin: string };
 
 /**
  * Changes between instances through one KV database: a message is appended
@@ -71,15 +69,8 @@ type Envelope<M> = M & { origin: string };
  */
 export class KvNotificationBus<M extends object = BusMessage> implements NotificationBus<M> {
   readonly #kv: KvLike;
-  readonly #log: KvEventStore;
-  readonly #channel: string;
+  readonly #bus: EventLogBus<M>;
   readonly #closeKv: boolean;
-  readonly #origin = crypto.randomUUID();
-  readonly #listeners = new Set<(message: M) => void>();
-  readonly #stop = new AbortController();
-  readonly #retryMs: number;
-  #publishing: Promise<void> = Promise.resolve();
-  #following?: Promise<void>;
 
   /**
    * Creates a bus on `kv`; {@link start} begins following the channel.
@@ -89,10 +80,8 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    */
   constructor(kv: KvLike, options: KvNotificationBusOptions = {}) {
     this.#kv = kv;
-    this.#channel = options.channel ?? "changes";
     this.#closeKv = options.closeKv ?? false;
-    this.#retryMs = 10 * (options.pollIntervalMs ?? 100);
-    this.#log = new KvEventStore(kv, {
+    const log = new KvEventStore(kv, {
       prefix: options.prefix ?? ["anubis", "bus"],
       maxEventsPerSession: options.maxMessages ?? 1_000,
       ttlMs: options.ttlMs ?? 60_000,
@@ -104,6 +93,10 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
       restartIdsFromClock: true,
       pollIntervalMs: options.pollIntervalMs ?? 100,
       watch: options.watch,
+    });
+    this.#bus = new EventLogBus(log, {
+      channel: options.channel ?? "changes",
+      retryMs: 10 * (options.pollIntervalMs ?? 100),
     });
   }
 
@@ -124,10 +117,8 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * kv.close();
    * ```
    */
-  async start(): Promise<void> {
-    if (this.#following) return;
-    const from = await this.#log.latestId(this.#channel);
-    this.#following ??= this.#follow(from);
+  start(): Promise<void> {
+    return this.#bus.start();
   }
 
   /**
@@ -152,14 +143,7 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * ```
    */
   publish(message: M): Promise<void> {
-    const envelope: Envelope<M> = { origin: this.#origin, ...message };
-    const data = JSON.stringify(envelope);
-    return this.#publishing = this.#publishing.then(() =>
-      this.#log.append(this.#channel, data).then(
-        () => {},
-        (error) => logger.error("store.failed", "notification bus publish failed", { error }),
-      )
-    );
+    return this.#bus.publish(message);
   }
 
   /**
@@ -183,8 +167,7 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * ```
    */
   subscribe(listener: (message: M) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#bus.subscribe(listener);
   }
 
   /**
@@ -204,55 +187,7 @@ export class KvNotificationBus<M extends object = BusMessage> implements Notific
    * ```
    */
   async close(): Promise<void> {
-    this.#stop.abort();
-    await this.#publishing;
-    await this.#following;
+    await this.#bus.close();
     if (this.#closeKv) this.#kv.close();
-  }
-
-  async #follow(from: number): Promise<void> {
-    let cursor = from;
-    const signal = this.#stop.signal;
-    while (!signal.aborted) {
-      try {
-        for await (const event of this.#log.tail(this.#channel, cursor, signal)) {
-          cursor = event.id;
-          this.#receive(event.data);
-        }
-        // The tail ends by itself when the channel was deleted: every message
-        // it holds from now on is new, so follow it from its start.
-        cursor = 0;
-      } catch (error) {
-        // A database error must not end following for good: try again soon.
-        if (signal.aborted) return;
-        logger.error("store.failed", "notification bus read failed, retrying", { error });
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, this.#retryMs);
-          signal.addEventListener("abort", () => (clearTimeout(timer), resolve(undefined)), {
-            once: true,
-          });
-        });
-      }
-    }
-  }
-
-  #receive(data: string): void {
-    let envelope: Envelope<M>;
-    try {
-      envelope = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (typeof envelope !== "object" || envelope === null || envelope.origin === this.#origin) {
-      return;
-    }
-    const { origin: _origin, ...message } = envelope;
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(message as M);
-      } catch (error) {
-        logger.error("listener.failed", "notification bus listener failed", { error });
-      }
-    }
   }
 }

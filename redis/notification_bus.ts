@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type BusMessage, logger, type NotificationBus } from "@anubis/core";
+import type { BusMessage, NotificationBus } from "@anubis/core";
+import { EventLogBus } from "@anubis/core/engine";
 import type { RedisConnection } from "./connection.ts";
 import { RedisEventStore } from "./event_store.ts";
 
@@ -36,8 +37,6 @@ export interface RedisNotificationBusOptions {
 }
 
 /** A message as stored: who published it, and what. */
-type Envelope<M> = M & { origin: string };
-
 /**
  * Changes between instances through one Redis: a message is appended to the
  * channel's stream (a {@link RedisEventStore} log: atomic ids, bounded,
@@ -70,14 +69,8 @@ type Envelope<M> = M & { origin: string };
  */
 export class RedisNotificationBus<M extends object = BusMessage> implements NotificationBus<M> {
   readonly #log: RedisEventStore;
-  readonly #channel: string;
-  readonly #origin = crypto.randomUUID();
-  readonly #listeners = new Set<(message: M) => void>();
-  readonly #stop = new AbortController();
-  readonly #retryMs: number;
+  readonly #bus: EventLogBus<M>;
   readonly #timeoutMs: number;
-  #publishing: Promise<void> = Promise.resolve();
-  #following?: Promise<void>;
 
   /**
    * Creates a bus on `redis`; {@link RedisNotificationBus.start} begins following.
@@ -86,8 +79,6 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    * @param options Channel, retention, polling.
    */
   constructor(redis: RedisConnection, options: RedisNotificationBusOptions = {}) {
-    this.#channel = options.channel ?? "changes";
-    this.#retryMs = options.pollIntervalMs ?? 1_000;
     this.#timeoutMs = options.commandTimeoutMs ?? 5_000;
     this.#log = new RedisEventStore(redis, {
       prefix: options.prefix ?? "anubis:bus",
@@ -96,6 +87,10 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
       counterTtlMs: Infinity, // a channel lives as long as the server: its ids never restart
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       commandTimeoutMs: options.commandTimeoutMs,
+    });
+    this.#bus = new EventLogBus(this.#log, {
+      channel: options.channel ?? "changes",
+      retryMs: options.pollIntervalMs ?? 1_000,
     });
   }
 
@@ -119,10 +114,8 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    * redis.close();
    * ```
    */
-  async start(): Promise<void> {
-    if (this.#following) return;
-    const from = await this.#log.latestId(this.#channel);
-    this.#following ??= this.#follow(from);
+  start(): Promise<void> {
+    return this.#bus.start();
   }
 
   /**
@@ -149,13 +142,7 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    * ```
    */
   publish(message: M): Promise<void> {
-    const data = JSON.stringify({ origin: this.#origin, ...message } satisfies Envelope<M>);
-    return this.#publishing = this.#publishing.then(() =>
-      this.#log.append(this.#channel, data).then(
-        () => {},
-        (error) => logger.error("store.failed", "notification bus publish failed", { error }),
-      )
-    );
+    return this.#bus.publish(message);
   }
 
   /**
@@ -179,8 +166,7 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    * ```
    */
   subscribe(listener: (message: M) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#bus.subscribe(listener);
   }
 
   /**
@@ -204,61 +190,10 @@ export class RedisNotificationBus<M extends object = BusMessage> implements Noti
    * ```
    */
   async close(): Promise<void> {
-    this.#stop.abort();
     // Publishes queued while Redis was down each wait out the command
     // timeout: close waits for them one timeout at most.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.#publishing,
-      new Promise((resolve) => timer = setTimeout(resolve, this.#timeoutMs)),
-    ]);
-    clearTimeout(timer);
+    await this.#bus.stop(this.#timeoutMs);
     await this.#log.close();
-    await this.#following;
-  }
-
-  async #follow(from: number): Promise<void> {
-    let cursor = from;
-    const signal = this.#stop.signal;
-    while (!signal.aborted) {
-      try {
-        for await (const event of this.#log.tail(this.#channel, cursor, signal)) {
-          cursor = event.id;
-          this.#receive(event.data);
-        }
-        // The tail ends by itself when the channel's counter went back (a
-        // Redis that lost its data): what it holds from now on is new.
-        cursor = 0;
-      } catch (error) {
-        if (signal.aborted) return;
-        logger.error("store.failed", "notification bus read failed, retrying", { error });
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, this.#retryMs);
-          signal.addEventListener("abort", () => (clearTimeout(timer), resolve(undefined)), {
-            once: true,
-          });
-        });
-      }
-    }
-  }
-
-  #receive(data: string): void {
-    let envelope: Envelope<M>;
-    try {
-      envelope = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (typeof envelope !== "object" || envelope === null || envelope.origin === this.#origin) {
-      return;
-    }
-    const { origin: _origin, ...message } = envelope;
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(message as M);
-      } catch (error) {
-        logger.error("listener.failed", "notification bus listener failed", { error });
-      }
-    }
+    await this.#bus.ended();
   }
 }

@@ -74,3 +74,4 @@ export { Engine, type EngineOptions } from "../engine.ts";
 export { assertJsonSafe } from "../legacy/session_persistence.ts";
 export { applyTaskOutcome, applyTaskPatch, callerOf, isTerminal } from "../task_store.ts";
 export { principalOf } from "../auth_info.ts";
+export { type EventLog, EventLogBus, type EventLogBusOptions } from "../event_log_bus.ts";
