@@ -7,8 +7,8 @@
  * @module
  */
 
-import { logger, type RequestStateCodec, type RequestStateKeys } from "@anubis/core";
-import { PREVIOUS_SECRET_WINDOW_MS } from "@anubis/core/kv";
+import type { RequestStateCodec, RequestStateKeys } from "@anubis/core";
+import { RotatingKeys } from "@anubis/core/kv";
 import type { RedisConnection } from "./connection.ts";
 import { command, commandTimeout, LuaScript } from "./_commands.ts";
 
@@ -43,32 +43,12 @@ export interface RedisRequestStateKeysOptions {
   commandTimeoutMs?: number;
 }
 
-/** The record as stored (the same JSON as on KV). */
-interface KeysRecord {
-  v: 1;
-  /** The signing secret, base64. */
-  secret: string;
-  createdAt: number;
-  /** The secret it replaced, base64, and when. */
-  previous?: { secret: string; retiredAt: number };
-}
-
 // KEYS: the record. ARGV: the value read ("" when none), the new value. 1 written, 0 changed meanwhile.
 const REPLACE = new LuaScript(`
 local current = redis.call('GET', KEYS[1]) or ''
 if current ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1`);
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-}
 
 /**
  * The `requestState` keys of every instance sharing a Redis. {@link load}
@@ -97,12 +77,7 @@ function fromBase64(text: string): Uint8Array {
  * ```
  */
 export class RedisRequestStateKeys {
-  readonly #redis: RedisConnection;
-  readonly #key: string;
-  readonly #rotateAfterMs: number;
-  readonly #windowMs: number;
-  readonly #now: () => number;
-  readonly #timeout: number;
+  readonly #keys: RotatingKeys<string>;
 
   /**
    * Creates the keys' handle (nothing is read until {@link load}).
@@ -111,12 +86,18 @@ export class RedisRequestStateKeys {
    * @param options Where, how often to rotate, and the command timeout.
    */
   constructor(redis: RedisConnection, options: RedisRequestStateKeysOptions = {}) {
-    this.#redis = redis;
-    this.#key = options.key ?? "anubis:request-state:keys";
-    this.#rotateAfterMs = options.rotateAfterMs ?? 7 * 24 * 3_600_000;
-    this.#windowMs = options.previousWindowMs ?? PREVIOUS_SECRET_WINDOW_MS;
-    this.#now = options.now ?? Date.now;
-    this.#timeout = commandTimeout(options.commandTimeoutMs);
+    const key = options.key ?? "anubis:request-state:keys";
+    const timeout = commandTimeout(options.commandTimeoutMs);
+    this.#keys = new RotatingKeys<string>({
+      async read() {
+        const raw = await command(redis, ["GET", key], timeout);
+        const text = typeof raw === "string" ? raw : "";
+        return { text: text || undefined, version: text };
+      },
+      async replace(read, text) {
+        return await REPLACE.run(redis, [key], [read, text], timeout) === 1;
+      },
+    }, { ...options, maxRaces: 101, source: "Redis" });
   }
 
   /**
@@ -138,32 +119,8 @@ export class RedisRequestStateKeys {
    * redis.close();
    * ```
    */
-  async load(): Promise<RequestStateKeys> {
-    for (let attempt = 0;; attempt++) {
-      const raw = await command(this.#redis, ["GET", this.#key], this.#timeout);
-      const read = typeof raw === "string" ? raw : "";
-      const record = read ? this.#parse(read) : undefined;
-      if (record && this.#now() - record.createdAt < this.#rotateAfterMs) {
-        return this.#keysOf(record);
-      }
-      const next: KeysRecord = {
-        v: 1,
-        secret: toBase64(crypto.getRandomValues(new Uint8Array(32))),
-        createdAt: this.#now(),
-      };
-      if (record) next.previous = { secret: record.secret, retiredAt: this.#now() };
-      const written = await REPLACE.run(
-        this.#redis,
-        [this.#key],
-        [read, JSON.stringify(next)],
-        this.#timeout,
-      );
-      if (written === 1) return this.#keysOf(next);
-      // Another instance created or rotated it first: read what it wrote.
-      if (attempt > 100) {
-        throw new Error("Could not write the requestState keys: kept losing races");
-      }
-    }
+  load(): Promise<RequestStateKeys> {
+    return this.#keys.load();
   }
 
   /**
@@ -185,15 +142,8 @@ export class RedisRequestStateKeys {
    * redis.close();
    * ```
    */
-  async rotate(): Promise<RequestStateKeys> {
-    await this.load();
-    return await new RedisRequestStateKeys(this.#redis, {
-      key: this.#key,
-      rotateAfterMs: 0,
-      previousWindowMs: this.#windowMs,
-      now: this.#now,
-      commandTimeoutMs: this.#timeout,
-    }).load();
+  rotate(): Promise<RequestStateKeys> {
+    return this.#keys.rotate();
   }
 
   /**
@@ -219,34 +169,7 @@ export class RedisRequestStateKeys {
    * redis.close();
    * ```
    */
-  async attach(codec: RequestStateCodec, refreshMs = 60_000): Promise<() => void> {
-    const reload = () => this.load();
-    await codec.useKeys(await reload(), reload);
-    const timer = setInterval(() => {
-      reload().then((keys) => codec.useKeys(keys, reload)).catch((error) =>
-        logger.error("store.failed", "refreshing the requestState keys from Redis failed", {
-          error,
-        })
-      );
-    }, refreshMs);
-    return () => clearInterval(timer);
-  }
-
-  #parse(text: string): KeysRecord | undefined {
-    try {
-      const record = JSON.parse(text) as KeysRecord;
-      return record?.v === 1 && typeof record.secret === "string" ? record : undefined;
-    } catch {
-      return undefined; // unreadable: replaced like a missing one
-    }
-  }
-
-  #keysOf(record: KeysRecord): RequestStateKeys {
-    const previous = record.previous;
-    const live = previous && this.#now() - previous.retiredAt < this.#windowMs;
-    return {
-      secret: fromBase64(record.secret),
-      previousSecrets: live ? [fromBase64(previous.secret)] : [],
-    };
+  attach(codec: RequestStateCodec, refreshMs = 60_000): Promise<() => void> {
+    return this.#keys.attach(codec, refreshMs);
   }
 }

@@ -57,7 +57,10 @@ export {
 } from "./chunked_value.ts";
 export { DEFAULT_KV_PATH, isKvConnectUrl, isKvFilePath } from "./kv_path.ts";
 export {
+  type KeysCell,
   PREVIOUS_SECRET_WINDOW_MS,
+  RotatingKeys,
+  type RotatingKeysOptions,
   SharedRequestStateKeys,
   type SharedRequestStateKeysOptions,
 } from "./request_state_keys.ts";

@@ -77,6 +77,257 @@ function fromBase64(text: string): Uint8Array {
 }
 
 /**
+ * Where the instances' keys record lives: one text, read with a version and
+ * replaced by compare-and-set against it (a KV versionstamp, the value a
+ * Redis script compares).
+ *
+ * @example
+ * ```ts
+ * import type { KeysCell } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
+ * let stored: string | undefined;
+ * const cell: KeysCell<string | undefined> = {
+ *   read: () => Promise.resolve({ text: stored, version: stored }),
+ *   replace(version, text) {
+ *     if (version !== stored) return Promise.resolve(false);
+ *     stored = text;
+ *     return Promise.resolve(true);
+ *   },
+ * };
+ * assert.equal(await cell.replace(undefined, "x"), true);
+ * assert.equal(await cell.replace(undefined, "y"), false);
+ * ```
+ */
+export interface KeysCell<V> {
+  /** The record's text (`undefined` when there is none) and its version. */
+  read(): Promise<{ text: string | undefined; version: V }>;
+  /**
+   * Writes `text` if the record is still at `version`.
+   *
+   * @returns `false` when another instance wrote first.
+   */
+  replace(version: V, text: string): Promise<boolean>;
+}
+
+/**
+ * Options of {@link RotatingKeys}.
+ *
+ * @example
+ * ```ts
+ * import type { RotatingKeysOptions } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
+ * const options: RotatingKeysOptions = { rotateAfterMs: 3_600_000, maxRaces: 100 };
+ * assert.equal(options.maxRaces, 100);
+ * ```
+ */
+export interface RotatingKeysOptions {
+  /** Age after which the current secret is replaced, in ms (default 7 days; `Infinity`: never). */
+  rotateAfterMs?: number;
+  /** How long a replaced secret still opens states, in ms (default {@link PREVIOUS_SECRET_WINDOW_MS}). */
+  previousWindowMs?: number;
+  /** The clock, in ms (default `Date.now`). */
+  now?: () => number;
+  /** Writes lost to other instances that `load` tolerates: one more gives up (default: no bound). */
+  maxRaces?: number;
+  /** Where the keys live, for the log (`"Redis"`: "… from Redis failed"). */
+  source?: string;
+}
+
+/**
+ * The `requestState` keys of every instance sharing one {@link KeysCell}:
+ * {@link RotatingKeys.load} creates the first secret if there is none and
+ * rotates one older than `rotateAfterMs`, each by compare-and-set on the
+ * version read, so concurrent first starts agree on one secret and one
+ * instance rotates; a rotated-out secret keeps opening states for
+ * `previousWindowMs`. {@link RotatingKeys.attach} hands them to a codec and
+ * keeps it current. `SharedRequestStateKeys` (KV) and `RedisRequestStateKeys`
+ * are this on their stores.
+ *
+ * @example
+ * ```ts
+ * import { RotatingKeys } from "@anubis/core/kv";
+ * import assert from "node:assert/strict";
+ * let stored: string | undefined;
+ * const keys = new RotatingKeys({
+ *   read: () => Promise.resolve({ text: stored, version: stored }),
+ *   replace(version, text) {
+ *     if (version !== stored) return Promise.resolve(false);
+ *     stored = text;
+ *     return Promise.resolve(true);
+ *   },
+ * });
+ * const [first, second] = await Promise.all([keys.load(), keys.load()]);
+ * assert.deepEqual(first.secret, second.secret);
+ * assert.equal((first.secret as Uint8Array).length, 32);
+ * ```
+ */
+export class RotatingKeys<V> {
+  readonly #cell: KeysCell<V>;
+  readonly #rotateAfterMs: number;
+  readonly #windowMs: number;
+  readonly #now: () => number;
+  readonly #maxRaces: number;
+  readonly #source: string;
+
+  /**
+   * Creates the keys' handle on `cell` (nothing is read until {@link RotatingKeys.load}).
+   *
+   * @param cell Where the record lives.
+   * @param options How often to rotate, and how long a replaced secret lives.
+   */
+  constructor(cell: KeysCell<V>, options: RotatingKeysOptions = {}) {
+    this.#cell = cell;
+    this.#rotateAfterMs = options.rotateAfterMs ?? 7 * 24 * 3_600_000;
+    this.#windowMs = options.previousWindowMs ?? PREVIOUS_SECRET_WINDOW_MS;
+    this.#now = options.now ?? Date.now;
+    this.#maxRaces = options.maxRaces ?? Infinity;
+    this.#source = options.source ? ` from ${options.source}` : "";
+  }
+
+  /**
+   * The current keys: created when missing, rotated when stale.
+   *
+   * @returns The signing secret and the previous one while in its window.
+   * @throws {Error} When the store fails, or `maxRaces` writes were lost.
+   *
+   * @example
+   * ```ts
+   * import { RotatingKeys } from "@anubis/core/kv";
+   * import assert from "node:assert/strict";
+   * let stored: string | undefined;
+   * let clock = 0;
+   * const keys = new RotatingKeys({
+   *   read: () => Promise.resolve({ text: stored, version: stored }),
+   *   replace(version, text) {
+   *     if (version !== stored) return Promise.resolve(false);
+   *     stored = text;
+   *     return Promise.resolve(true);
+   *   },
+   * }, { rotateAfterMs: 1_000, now: () => clock });
+   * const before = await keys.load();
+   * clock = 2_000; // stale: the next load rotates, and the old secret still opens
+   * const after = await keys.load();
+   * assert.notDeepEqual(after.secret, before.secret);
+   * assert.deepEqual(after.previousSecrets, [before.secret]);
+   * ```
+   */
+  load(): Promise<RequestStateKeys> {
+    return this.#load(this.#rotateAfterMs);
+  }
+
+  /**
+   * Replaces the signing secret now, keeping the current one as the previous
+   * (for `previousWindowMs`).
+   *
+   * @returns The new keys.
+   *
+   * @example
+   * ```ts
+   * import { RotatingKeys } from "@anubis/core/kv";
+   * import assert from "node:assert/strict";
+   * let stored: string | undefined;
+   * const keys = new RotatingKeys({
+   *   read: () => Promise.resolve({ text: stored, version: stored }),
+   *   replace(version, text) {
+   *     if (version !== stored) return Promise.resolve(false);
+   *     stored = text;
+   *     return Promise.resolve(true);
+   *   },
+   * });
+   * const before = await keys.load();
+   * const after = await keys.rotate();
+   * assert.deepEqual(after.previousSecrets, [before.secret]);
+   * ```
+   */
+  async rotate(): Promise<RequestStateKeys> {
+    await this.load();
+    return await this.#load(0);
+  }
+
+  async #load(rotateAfterMs: number): Promise<RequestStateKeys> {
+    for (let races = 0;; races++) {
+      const { text, version } = await this.#cell.read();
+      const record = text ? parseRecord(text) : undefined;
+      if (record && this.#now() - record.createdAt < rotateAfterMs) {
+        return this.#keysOf(record);
+      }
+      const next: KeysRecord = {
+        v: 1,
+        secret: toBase64(crypto.getRandomValues(new Uint8Array(32))),
+        createdAt: this.#now(),
+        previous: record ? { secret: record.secret, retiredAt: this.#now() } : undefined,
+      };
+      if (await this.#cell.replace(version, JSON.stringify(next))) return this.#keysOf(next);
+      // Another instance created or rotated it first: read what it wrote.
+      if (races >= this.#maxRaces) {
+        throw new Error("Could not write the requestState keys: kept losing races");
+      }
+    }
+  }
+
+  /**
+   * Hands the keys to `codec` and re-reads them every `refreshMs` (and
+   * whenever a state fails to open with them), so a rotation made by
+   * another instance reaches this one.
+   *
+   * @param codec The server's codec (`server.requestState`).
+   * @param refreshMs How often to re-read the keys, in ms (default 60,000).
+   * @returns A function that stops refreshing.
+   *
+   * @example
+   * ```ts
+   * import { RequestStateCodec } from "@anubis/core";
+   * import { RotatingKeys } from "@anubis/core/kv";
+   * import assert from "node:assert/strict";
+   * let stored: string | undefined;
+   * const keys = new RotatingKeys({
+   *   read: () => Promise.resolve({ text: stored, version: stored }),
+   *   replace(version, text) {
+   *     if (version !== stored) return Promise.resolve(false);
+   *     stored = text;
+   *     return Promise.resolve(true);
+   *   },
+   * });
+   * const [a, b] = [new RequestStateCodec(), new RequestStateCodec()];
+   * const stop = [await keys.attach(a), await keys.attach(b)];
+   * const payload = { method: "tools/call", target: "t", answers: {}, round: 1 };
+   * assert.equal((await b.open(await a.seal(payload), "tools/call", "t")).round, 1);
+   * for (const s of stop) s();
+   * ```
+   */
+  async attach(codec: RequestStateCodec, refreshMs = 60_000): Promise<() => void> {
+    const reload = () => this.load();
+    await codec.useKeys(await reload(), reload);
+    const timer = setInterval(() => {
+      reload().then((keys) => codec.useKeys(keys, reload)).catch((error) =>
+        logger.error("store.failed", `refreshing the requestState keys${this.#source} failed`, {
+          error,
+        })
+      );
+    }, refreshMs);
+    return () => clearInterval(timer);
+  }
+
+  #keysOf(record: KeysRecord): RequestStateKeys {
+    const previous = record.previous;
+    const live = previous && this.#now() - previous.retiredAt < this.#windowMs;
+    return {
+      secret: fromBase64(record.secret),
+      previousSecrets: live ? [fromBase64(previous.secret)] : [],
+    };
+  }
+}
+
+function parseRecord(text: string): KeysRecord | undefined {
+  try {
+    const record = JSON.parse(text) as KeysRecord;
+    return record?.v === 1 && typeof record.secret === "string" ? record : undefined;
+  } catch {
+    return undefined; // unreadable: replaced like a missing one
+  }
+}
+
+/**
  * The `requestState` keys of every instance sharing a KV database. {@link load}
  * returns them, creating the first secret if there is none (an atomic
  * `check(versionstamp: null)` commit, so concurrent first starts agree on one)
@@ -102,11 +353,7 @@ function fromBase64(text: string): Uint8Array {
  * ```
  */
 export class SharedRequestStateKeys {
-  readonly #kv: KvLike;
-  readonly #key: KvKey;
-  readonly #rotateAfterMs: number;
-  readonly #windowMs: number;
-  readonly #now: () => number;
+  readonly #keys: RotatingKeys<string | null>;
 
   /**
    * Creates the keys' handle on `kv` (nothing is read until {@link load}).
@@ -115,11 +362,20 @@ export class SharedRequestStateKeys {
    * @param options Where, and how often to rotate.
    */
   constructor(kv: KvLike, options: SharedRequestStateKeysOptions = {}) {
-    this.#kv = kv;
-    this.#key = options.key ?? ["anubis", "request-state", "keys"];
-    this.#rotateAfterMs = options.rotateAfterMs ?? 7 * 24 * 3_600_000;
-    this.#windowMs = options.previousWindowMs ?? PREVIOUS_SECRET_WINDOW_MS;
-    this.#now = options.now ?? Date.now;
+    const key = options.key ?? ["anubis", "request-state", "keys"];
+    this.#keys = new RotatingKeys<string | null>({
+      async read() {
+        const entry = await retryLocked(() => kv.get<Uint8Array>(key));
+        const text = entry.value ? decoder.decode(entry.value) : undefined;
+        return { text, version: entry.versionstamp };
+      },
+      async replace(versionstamp, text) {
+        const committed = await retryLocked(() =>
+          kv.atomic().check({ key, versionstamp }).set(key, encoder.encode(text)).commit()
+        );
+        return committed.ok;
+      },
+    }, options);
   }
 
   /**
@@ -142,28 +398,8 @@ export class SharedRequestStateKeys {
    * kv.close();
    * ```
    */
-  async load(): Promise<RequestStateKeys> {
-    for (;;) {
-      const entry = await retryLocked(() => this.#kv.get<Uint8Array>(this.#key));
-      const record = entry.value ? this.#parse(entry.value) : undefined;
-      if (record && this.#now() - record.createdAt < this.#rotateAfterMs) {
-        return this.#keysOf(record);
-      }
-      const next: KeysRecord = {
-        v: 1,
-        secret: toBase64(crypto.getRandomValues(new Uint8Array(32))),
-        createdAt: this.#now(),
-        previous: record ? { secret: record.secret, retiredAt: this.#now() } : undefined,
-      };
-      const committed = await retryLocked(() =>
-        this.#kv.atomic()
-          .check({ key: this.#key, versionstamp: entry.versionstamp })
-          .set(this.#key, encoder.encode(JSON.stringify(next)))
-          .commit()
-      );
-      if (committed.ok) return this.#keysOf(next);
-      // Another instance created or rotated it first: read what it wrote.
-    }
+  load(): Promise<RequestStateKeys> {
+    return this.#keys.load();
   }
 
   /**
@@ -186,14 +422,8 @@ export class SharedRequestStateKeys {
    * kv.close();
    * ```
    */
-  async rotate(): Promise<RequestStateKeys> {
-    await this.load();
-    return await new SharedRequestStateKeys(this.#kv, {
-      key: this.#key,
-      rotateAfterMs: 0,
-      previousWindowMs: this.#windowMs,
-      now: this.#now,
-    }).load();
+  rotate(): Promise<RequestStateKeys> {
+    return this.#keys.rotate();
   }
 
   /**
@@ -219,32 +449,7 @@ export class SharedRequestStateKeys {
    * kv.close();
    * ```
    */
-  async attach(codec: RequestStateCodec, refreshMs = 60_000): Promise<() => void> {
-    const reload = () => this.load();
-    await codec.useKeys(await reload(), reload);
-    const timer = setInterval(() => {
-      reload().then((keys) => codec.useKeys(keys, reload)).catch((error) =>
-        logger.error("store.failed", "refreshing the requestState keys failed", { error })
-      );
-    }, refreshMs);
-    return () => clearInterval(timer);
-  }
-
-  #parse(bytes: Uint8Array): KeysRecord | undefined {
-    try {
-      const record = JSON.parse(decoder.decode(bytes)) as KeysRecord;
-      return record?.v === 1 && typeof record.secret === "string" ? record : undefined;
-    } catch {
-      return undefined; // unreadable: replaced like a missing one
-    }
-  }
-
-  #keysOf(record: KeysRecord): RequestStateKeys {
-    const previous = record.previous;
-    const live = previous && this.#now() - previous.retiredAt < this.#windowMs;
-    return {
-      secret: fromBase64(record.secret),
-      previousSecrets: live ? [fromBase64(previous.secret)] : [],
-    };
+  attach(codec: RequestStateCodec, refreshMs = 60_000): Promise<() => void> {
+    return this.#keys.attach(codec, refreshMs);
   }
 }
